@@ -1,0 +1,198 @@
+/**
+ * JSON Schemas (draft 2020-12, the dialect of OpenAPI 3.1) for every body the API reads or writes.
+ * They are the single source for request validation (src/api/validate.ts), for the OpenAPI document
+ * (src/api/openapi.ts) and for the tests that check our responses.
+ */
+import { FRESHNESS_PATTERN } from './freshness.js';
+
+export const MAX_COUNT = 50;
+export const DEFAULT_COUNT = 10;
+export const DEFAULT_MAX_CHARACTERS = 5000;
+export const MAX_INT32 = 2147483647;
+export const DEFAULT_RERANK_MODEL = 'service-reranker-v1';
+
+const nonBlankString = { type: 'string', pattern: '\\S' } as const;
+
+const domainList = (what: string) => ({
+  type: 'array',
+  items: { ...nonBlankString, description: 'A domain such as example.com; it also matches its subdomains.' },
+  description: `${what} Omitted or empty means no filter.`,
+});
+
+export const webSearchRequestSchema = {
+  $id: 'WebSearchRequest',
+  type: 'object',
+  required: ['query'],
+  properties: {
+    query: { ...nonBlankString, minLength: 1, description: 'The search query. Must not be empty or blank.' },
+    count: {
+      type: 'integer',
+      maximum: MAX_COUNT,
+      default: DEFAULT_COUNT,
+      description: 'Maximum number of results, 1 to 50. A value below 1 is treated as 1; above 50 is rejected.',
+    },
+    freshness: {
+      type: 'string',
+      pattern: FRESHNESS_PATTERN,
+      format: 'freshness',
+      default: 'noLimit',
+      description:
+        'noLimit, oneDay, oneWeek, oneMonth, oneYear, a UTC day YYYY-MM-DD, or an inclusive UTC range YYYY-MM-DD..YYYY-MM-DD (start <= end).',
+    },
+    includeDomains: domainList('Only return results from these domains.'),
+    excludeDomains: domainList('Never return results from these domains.'),
+    contents: {
+      type: 'object',
+      properties: {
+        text: {
+          type: ['boolean', 'object'],
+          default: false,
+          description: 'true, or an object, returns the full page text instead of a snippet.',
+          properties: {
+            max_characters: {
+              type: 'integer',
+              minimum: 1,
+              maximum: MAX_INT32,
+              default: DEFAULT_MAX_CHARACTERS,
+              description: 'Per-result cap on text, in Unicode code points.',
+            },
+          },
+        },
+      },
+    },
+    summary: {
+      type: 'boolean',
+      default: false,
+      deprecated: true,
+      description: 'Legacy flag: when true each result also carries a longer `summary` of the page.',
+    },
+  },
+} as const;
+
+export interface RerankLimits {
+  maxDocuments: number;
+}
+
+export function rerankRequestSchema(limits: RerankLimits) {
+  return {
+    $id: 'RerankRequest',
+    type: 'object',
+    required: ['query', 'documents'],
+    properties: {
+      model: {
+        type: 'string',
+        minLength: 1,
+        default: DEFAULT_RERANK_MODEL,
+        description: 'A configured reranker id; service-reranker-v1 is the default alias.',
+      },
+      query: { ...nonBlankString, description: 'The query to score documents against.' },
+      documents: {
+        type: 'array',
+        minItems: 1,
+        maxItems: limits.maxDocuments,
+        description: 'Candidate texts: strings, or objects with a `text` string (Cohere v1 style).',
+        items: {
+          type: ['string', 'object'],
+          required: ['text'],
+          properties: { text: { type: 'string' } },
+        },
+      },
+      top_n: {
+        type: 'integer',
+        minimum: 1,
+        description: 'How many of the best documents to return; default all. A value above the document count returns all.',
+      },
+      return_documents: {
+        type: 'boolean',
+        default: false,
+        description: 'Whether each result carries its document text.',
+      },
+    },
+  } as const;
+}
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+export const searchResultSchema = {
+  $id: 'SearchResult',
+  type: 'object',
+  required: ['url'],
+  properties: {
+    id: nullableString,
+    name: nullableString,
+    url: { type: 'string' },
+    displayUrl: { ...nullableString, description: 'The URL with percent-escapes and punycode decoded.' },
+    snippet: { ...nullableString, description: 'Snippet mode only.' },
+    text: { ...nullableString, description: 'Text mode only; at most max_characters code points.' },
+    summary: { ...nullableString, description: 'Only when the legacy summary flag is true.' },
+    datePublished: { ...nullableString, description: 'ISO 8601, when known.' },
+    dateLastCrawled: { ...nullableString, description: 'ISO 8601, when known.' },
+  },
+} as const;
+
+export const webSearchResponseSchema = {
+  $id: 'WebSearchResponse',
+  type: 'object',
+  required: ['code', 'data'],
+  properties: {
+    code: { type: 'integer' },
+    log_id: nullableString,
+    msg: nullableString,
+    data: {
+      type: 'object',
+      required: ['webPages'],
+      properties: {
+        _type: { type: 'string' },
+        queryContext: { type: 'object', properties: { originalQuery: { type: 'string' } } },
+        webPages: {
+          type: 'object',
+          required: ['value'],
+          properties: {
+            webSearchUrl: nullableString,
+            totalEstimatedMatches: { type: ['integer', 'null'] },
+            someResultsRemoved: { type: ['boolean', 'null'] },
+            value: { type: 'array', items: { $ref: 'SearchResult' } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const rerankResponseSchema = {
+  $id: 'RerankResponse',
+  type: 'object',
+  required: ['code', 'model', 'results'],
+  properties: {
+    code: { type: 'integer' },
+    log_id: nullableString,
+    msg: nullableString,
+    model: { type: 'string' },
+    results: {
+      type: 'array',
+      description: 'Best first; ties keep document order.',
+      items: {
+        type: 'object',
+        required: ['index', 'relevance_score', 'rerankScore'],
+        properties: {
+          index: { type: 'integer', minimum: 0 },
+          relevance_score: { type: 'number', minimum: 0, maximum: 1 },
+          rerankScore: { type: 'number', minimum: 0, maximum: 1, description: 'Same value as relevance_score.' },
+          document: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const errorBodySchema = {
+  $id: 'ErrorBody',
+  type: 'object',
+  required: ['code', 'message'],
+  properties: {
+    code: { type: ['string', 'integer'] },
+    log_id: nullableString,
+    message: nullableString,
+    msg: nullableString,
+  },
+} as const;

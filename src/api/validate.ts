@@ -1,0 +1,171 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { badRequest } from './errors.js';
+import { freshnessProblem, parseFreshness, type Freshness } from './freshness.js';
+import {
+  DEFAULT_COUNT,
+  DEFAULT_MAX_CHARACTERS,
+  DEFAULT_RERANK_MODEL,
+  errorBodySchema,
+  rerankRequestSchema,
+  rerankResponseSchema,
+  searchResultSchema,
+  webSearchRequestSchema,
+  webSearchResponseSchema,
+  type RerankLimits,
+} from './schemas.js';
+
+/** A web-search request after validation, with every default applied. */
+export interface WebSearchRequest {
+  query: string;
+  count: number;
+  freshness: Freshness;
+  includeDomains: string[];
+  excludeDomains: string[];
+  /** null in snippet mode. */
+  text: { maxCharacters: number } | null;
+  summary: boolean;
+}
+
+export interface RerankRequest {
+  model: string;
+  query: string;
+  documents: string[];
+  topN: number;
+  returnDocuments: boolean;
+}
+
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true });
+  ajv.addFormat('freshness', (value: string) => freshnessProblem(value) === null);
+  return ajv;
+}
+
+/** Turns ajv's errors into one sentence a client can act on, naming each field by its JSON path. */
+export function describeErrors(errors: ErrorObject[] | null | undefined, data: unknown): string {
+  if (!errors?.length) return 'invalid request';
+  const sentences = new Set<string>();
+  for (const error of errors) {
+    const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.').replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+    const subject = field || 'request body';
+    switch (error.keyword) {
+      case 'required':
+        sentences.add(`${field ? field + '.' : ''}${String(error.params.missingProperty)} is required`);
+        break;
+      case 'pattern':
+      case 'format':
+        if (field === 'freshness') {
+          sentences.add(freshnessProblem(String(valueAt(data, error.instancePath))) ?? `${subject} is invalid`);
+        } else if (error.params.pattern === '\\S') {
+          sentences.add(`${subject} must not be empty or blank`);
+        } else {
+          sentences.add(`${subject} is invalid`);
+        }
+        break;
+      case 'minLength':
+        sentences.add(`${subject} must not be empty`);
+        break;
+      case 'type':
+        sentences.add(`${subject} must be ${String(error.params.type).replace(',', ' or ')}`);
+        break;
+      default:
+        sentences.add(`${subject} ${error.message ?? 'is invalid'}`);
+    }
+  }
+  return [...sentences].join('; ');
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  let node: unknown = data;
+  for (const part of pointer.split('/').slice(1)) {
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  }
+  return node;
+}
+
+function ensureObjectBody(body: unknown): asserts body is Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('request body must be a JSON object');
+  }
+}
+
+export class RequestValidator {
+  private readonly webSearch: ValidateFunction;
+  private readonly rerank: ValidateFunction;
+
+  constructor(readonly ajv: Ajv2020, rerankLimits: RerankLimits) {
+    this.webSearch = ajv.compile(webSearchRequestSchema);
+    this.rerank = ajv.compile(rerankRequestSchema(rerankLimits));
+  }
+
+  parseWebSearch(body: unknown): WebSearchRequest {
+    ensureObjectBody(body);
+    if (!this.webSearch(body)) throw badRequest(describeErrors(this.webSearch.errors, body));
+    const input = body as {
+      query: string;
+      count?: number;
+      freshness?: string;
+      includeDomains?: string[];
+      excludeDomains?: string[];
+      contents?: { text?: boolean | { max_characters?: number } };
+      summary?: boolean;
+    };
+    const textOption = input.contents?.text ?? false;
+    return {
+      query: input.query,
+      count: Math.max(1, input.count ?? DEFAULT_COUNT),
+      freshness: parseFreshness(input.freshness ?? 'noLimit'),
+      includeDomains: normalizeDomains(input.includeDomains),
+      excludeDomains: normalizeDomains(input.excludeDomains),
+      text:
+        textOption === false
+          ? null
+          : { maxCharacters: (textOption === true ? undefined : textOption.max_characters) ?? DEFAULT_MAX_CHARACTERS },
+      summary: input.summary ?? false,
+    };
+  }
+
+  parseRerank(body: unknown): RerankRequest {
+    ensureObjectBody(body);
+    if (!this.rerank(body)) throw badRequest(describeErrors(this.rerank.errors, body));
+    const input = body as {
+      model?: string;
+      query: string;
+      documents: Array<string | { text: string }>;
+      top_n?: number;
+      return_documents?: boolean;
+    };
+    const documents = input.documents.map((document) => (typeof document === 'string' ? document : document.text));
+    return {
+      model: input.model ?? DEFAULT_RERANK_MODEL,
+      query: input.query,
+      documents,
+      topN: Math.min(input.top_n ?? documents.length, documents.length),
+      returnDocuments: input.return_documents ?? false,
+    };
+  }
+}
+
+/**
+ * Domains are compared by host name: "https://www.Example.com/x" is taken as "example.com" so that a
+ * client pasting a URL gets what it meant. A domain matches itself and its subdomains.
+ */
+export function normalizeDomain(entry: string): string {
+  let host = entry.trim().toLowerCase();
+  host = host.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '');
+  host = host.replace(/^\*\./, '').replace(/^www\./, '').replace(/\.$/, '');
+  return host;
+}
+
+function normalizeDomains(list: string[] | undefined): string[] {
+  return [...new Set((list ?? []).map(normalizeDomain).filter((domain) => domain.length > 0))];
+}
+
+/** Validators for our own responses; the tests hold every reply to the published schemas. */
+export function responseValidators(ajv: Ajv2020) {
+  ajv.addSchema(searchResultSchema);
+  return {
+    webSearch: ajv.compile(webSearchResponseSchema),
+    rerank: ajv.compile(rerankResponseSchema),
+    error: ajv.compile(errorBodySchema),
+  };
+}

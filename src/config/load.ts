@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { builtInProviderTypes, type ProviderType } from '../providers/registry.js';
+import { configSchema, type GatewayConfig } from './schema.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ResolvedConfig extends GatewayConfig {
+  /** Changes whenever the effective config does; part of every cache key. */
+  version: string;
+}
+
+export const DEFAULT_CONFIG_PATH = 'config/default.yaml';
+
+/** Reads SEARCHGATE_CONFIG (or config/default.yaml when present; an empty config otherwise). */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  providerTypes: Record<string, ProviderType> = builtInProviderTypes,
+): ResolvedConfig {
+  const path = env.SEARCHGATE_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : undefined);
+  let raw: unknown = {};
+  if (path !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    try {
+      raw = (path.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) ?? {};
+    } catch (error) {
+      throw new ConfigError(`config file ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+    }
+  }
+  return resolveConfig(raw, env, providerTypes);
+}
+
+const keyName = (path: string) => path.replace(/^\//, '').replaceAll('/', '.').replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+
+function describe(error: ErrorObject, prefix = ''): string {
+  const at = keyName(prefix + error.instancePath);
+  switch (error.keyword) {
+    case 'required':
+      return `config key ${at ? at + '.' : ''}${String(error.params.missingProperty)} is required`;
+    case 'additionalProperties':
+      return `config key ${at ? at + '.' : ''}${String(error.params.additionalProperty)} is not a known setting`;
+    default:
+      return `config key ${at || '(root)'} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/** Validates a parsed config, fills defaults, interpolates ${ENV} and checks every provider reference. */
+export function resolveConfig(
+  raw: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+  providerTypes: Record<string, ProviderType> = builtInProviderTypes,
+): ResolvedConfig {
+  const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false });
+  const config = interpolate(structuredClone(raw ?? {}), env, '') as GatewayConfig;
+  const validate = ajv.compile(configSchema);
+  if (!validate(config)) throw new ConfigError(describe(validate.errors![0]!));
+
+  for (const [name, provider] of Object.entries(config.providers)) {
+    const type = providerTypes[provider.type];
+    if (!type) {
+      throw new ConfigError(
+        `config key providers.${name}.type: unknown provider type "${provider.type}" (known: ${Object.keys(providerTypes).join(', ')})`,
+      );
+    }
+    const validateOptions = ajv.compile(type.optionsSchema);
+    if (!validateOptions(provider)) throw new ConfigError(describe(validateOptions.errors![0]!, `/providers/${name}`));
+  }
+
+  const requireProvider = (key: string, name: string, operation: 'search' | 'content' | 'rerank') => {
+    const provider = config.providers[name];
+    if (!provider) throw new ConfigError(`config key ${key}: no provider named "${name}" under providers`);
+    if (!providerTypes[provider.type]![operation]) {
+      throw new ConfigError(`config key ${key}: provider "${name}" (type ${provider.type}) does not serve ${operation}`);
+    }
+  };
+  config.search.chain.forEach((name, i) => requireProvider(`search.chain[${i}]`, name, 'search'));
+  config.content.chain.forEach((name, i) => requireProvider(`content.chain[${i}]`, name, 'content'));
+  for (const [model, { chain }] of Object.entries(config.rerank.models)) {
+    chain.forEach((name, i) => requireProvider(`rerank.models.${model}.chain[${i}]`, name, 'rerank'));
+  }
+
+  const envKeys = (env.SEARCHGATE_API_KEYS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  config.auth.keys.push(...envKeys.map((key, i) => ({ name: `env-${i + 1}`, key })));
+  config.auth.keys.forEach(({ key }, i) => {
+    if (key === 'YOUR_API_KEY') throw new ConfigError(`config key auth.keys[${i}].key is the placeholder YOUR_API_KEY; set a real key`);
+    if (/\s/.test(key) || key.length < 8) throw new ConfigError(`config key auth.keys[${i}].key must be at least 8 characters without whitespace`);
+  });
+
+  const version = createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+  return { ...config, version };
+}
+
+/** Replaces ${NAME} and ${NAME:-fallback} in every string; a missing variable names the key that needs it. */
+function interpolate(node: unknown, env: NodeJS.ProcessEnv, path: string): unknown {
+  if (typeof node === 'string') {
+    return node.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, name: string, fallback?: string) => {
+      const value = env[name];
+      if (value !== undefined && value !== '') return value;
+      if (fallback !== undefined) return fallback;
+      throw new ConfigError(`config key ${keyName(path) || '(root)'}: environment variable ${name} is not set`);
+    });
+  }
+  if (Array.isArray(node)) return node.map((item, i) => interpolate(item, env, `${path}/${i}`));
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, interpolate(value, env, `${path}/${key}`)]));
+  }
+  return node;
+}

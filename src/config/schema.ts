@@ -1,0 +1,158 @@
+/** The deployment's configuration, validated with ajv at startup. Every key is listed in README.md. */
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    server: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        host: { type: 'string', default: '0.0.0.0' },
+        port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
+        requestTimeoutMs: { type: 'integer', minimum: 1, default: 20_000 },
+        maxBodyBytes: { type: 'integer', minimum: 1, default: 1_048_576 },
+        shutdownGraceMs: { type: 'integer', minimum: 0, default: 10_000 },
+      },
+    },
+    logging: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: { level: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' } },
+    },
+    auth: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        keys: {
+          type: 'array',
+          default: [],
+          items: {
+            type: 'object',
+            required: ['key'],
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string', default: 'default' },
+              key: { type: 'string', pattern: '^[^\\s]{8,}$' },
+            },
+          },
+        },
+      },
+    },
+    retry: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        retries: { type: 'integer', minimum: 0, maximum: 10, default: 2 },
+        minDelayMs: { type: 'integer', minimum: 0, default: 100 },
+        maxDelayMs: { type: 'integer', minimum: 0, default: 2_000 },
+        maxRetryAfterMs: { type: 'integer', minimum: 0, default: 10_000 },
+      },
+    },
+    providers: {
+      type: 'object',
+      default: {},
+      additionalProperties: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string' } },
+      },
+    },
+    search: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        chain: { type: 'array', items: { type: 'string' }, default: [] },
+        overFetchFactor: { type: 'number', minimum: 1, maximum: 10, default: 2 },
+        maxPagesPerRequest: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
+      },
+    },
+    content: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        chain: { type: 'array', items: { type: 'string' }, default: [] },
+        timeBudgetMs: { type: 'integer', minimum: 1, default: 5_000 },
+        concurrency: { type: 'integer', minimum: 1, default: 8 },
+      },
+    },
+    rerank: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        defaultModel: { type: 'string', default: 'service-reranker-v1' },
+        maxDocuments: { type: 'integer', minimum: 1, default: 1000 },
+        models: {
+          type: 'object',
+          default: {},
+          additionalProperties: {
+            type: 'object',
+            required: ['chain'],
+            additionalProperties: false,
+            properties: { chain: { type: 'array', minItems: 1, items: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    cache: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        maxBytes: { type: 'integer', minimum: 0, default: 67_108_864 },
+        ttlSeconds: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            noLimit: { type: 'integer', minimum: 0, default: 3600 },
+            oneYear: { type: 'integer', minimum: 0, default: 3600 },
+            oneMonth: { type: 'integer', minimum: 0, default: 1800 },
+            oneWeek: { type: 'integer', minimum: 0, default: 600 },
+            oneDay: { type: 'integer', minimum: 0, default: 300 },
+            pastDates: { type: 'integer', minimum: 0, default: 86_400 },
+            recentDates: { type: 'integer', minimum: 0, default: 300 },
+            rerank: { type: 'integer', minimum: 0, default: 3600 },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export interface ProviderConfig {
+  type: string;
+  [option: string]: unknown;
+}
+
+export interface GatewayConfig {
+  server: { host: string; port: number; requestTimeoutMs: number; maxBodyBytes: number; shutdownGraceMs: number };
+  logging: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+  auth: { keys: Array<{ name: string; key: string }> };
+  retry: { retries: number; minDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };
+  providers: Record<string, ProviderConfig>;
+  search: { chain: string[]; overFetchFactor: number; maxPagesPerRequest: number };
+  content: { chain: string[]; timeBudgetMs: number; concurrency: number };
+  rerank: { defaultModel: string; maxDocuments: number; models: Record<string, { chain: string[] }> };
+  cache: {
+    enabled: boolean;
+    maxBytes: number;
+    ttlSeconds: {
+      noLimit: number;
+      oneYear: number;
+      oneMonth: number;
+      oneWeek: number;
+      oneDay: number;
+      pastDates: number;
+      recentDates: number;
+      rerank: number;
+    };
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Rerank over a model's provider chain. Identical documents are scored once, requests larger than
+ * an upstream's limit are split into batches (scores are absolute, so batches merge exactly), and
+ * the ranking is best first with ties in document order.
+ */
+import { ApiError } from '../api/errors.js';
+import type { RerankRequest } from '../api/validate.js';
+import type { Logger } from '../server/logger.js';
+import type { RerankProvider } from '../providers/types.js';
+import type { Deadline } from './deadline.js';
+import { firstThatAnswers, type UpstreamCaller } from './upstream.js';
+
+export interface RankedDocument {
+  index: number;
+  score: number;
+}
+
+export interface RerankOutcome {
+  provider: string;
+  /** Every document, best first. */
+  ranking: RankedDocument[];
+}
+
+export class RerankGateway {
+  constructor(
+    private readonly models: ReadonlyMap<string, readonly RerankProvider[]>,
+    private readonly upstream: UpstreamCaller,
+    private readonly logger: Logger,
+  ) {}
+
+  get modelIds(): string[] {
+    return [...this.models.keys()];
+  }
+
+  /** 503 while no reranker is configured at all; 400 for a model id that is not one of ours. */
+  checkModel(model: string): void {
+    if (this.models.size === 0) {
+      throw new ApiError(503, 'no rerank provider is configured on this gateway; add one under rerank.models in the config');
+    }
+    if (!this.models.has(model)) {
+      throw new ApiError(400, `unknown model "${model}"; available: ${this.modelIds.join(', ')}`);
+    }
+  }
+
+  async rerank(request: RerankRequest, deadline: Deadline): Promise<RerankOutcome> {
+    this.checkModel(request.model);
+    const chain = this.models.get(request.model)!;
+    const unique = [...new Set(request.documents)];
+    return firstThatAnswers(chain, 'rerank', deadline, this.logger, async (provider) => {
+      const uniqueScores: number[] = [];
+      for (let start = 0; start < unique.length; start += provider.capabilities.maxDocuments) {
+        const batch = unique.slice(start, start + provider.capabilities.maxDocuments);
+        const scores = await this.upstream.withRetries(provider.name, 'rerank', deadline, () =>
+          provider.rerank({ model: request.model, query: request.query, documents: batch, signal: deadline.signal }),
+        );
+        uniqueScores.push(...scores);
+      }
+      const scoreOf = new Map(unique.map((document, i) => [document, uniqueScores[i]!]));
+      const ranking = request.documents
+        .map((document, index) => ({ index, score: scoreOf.get(document)! }))
+        .sort((a, b) => b.score - a.score || a.index - b.index);
+      return { provider: provider.name, ranking };
+    });
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Web search over a provider chain. Whatever a provider cannot do natively the gateway does here:
+ * over-fetch and filter by domain and date, page through the upstream to honour count, fetch page
+ * text through the content chain, and cut text to max_characters code points.
+ */
+import { freshnessWindow, type DateWindow } from '../api/freshness.js';
+import type { WebSearchRequest } from '../api/validate.js';
+import type { Logger } from '../server/logger.js';
+import type { ProviderSearchResult, SearchProvider } from '../providers/types.js';
+import type { ContentFiller } from './content.js';
+import type { Deadline } from './deadline.js';
+import { displayUrl, hostMatches, hostOf, isoDate, leadingSentences, truncateCodePoints } from './text.js';
+import { firstThatAnswers, type UpstreamCaller } from './upstream.js';
+
+/** A result in its final shape, but for its position-dependent id. */
+export interface GatewayResult {
+  name: string;
+  url: string;
+  displayUrl: string;
+  snippet?: string;
+  text?: string;
+  summary?: string;
+  datePublished?: string;
+  dateLastCrawled?: string;
+}
+
+export interface SearchOutcome {
+  provider: string;
+  results: GatewayResult[];
+  totalEstimatedMatches: number | null;
+  someResultsRemoved: boolean;
+}
+
+export interface SearchTuning {
+  overFetchFactor: number;
+  maxPagesPerRequest: number;
+}
+
+const SUMMARY_CODE_POINTS = 1000;
+const SNIPPET_FROM_TEXT_CODE_POINTS = 300;
+
+export class SearchGateway {
+  constructor(
+    readonly chain: readonly SearchProvider[],
+    private readonly content: ContentFiller,
+    private readonly tuning: SearchTuning,
+    private readonly upstream: UpstreamCaller,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  search(request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
+    return firstThatAnswers(this.chain, 'search', deadline, this.logger, (provider) =>
+      this.searchWith(provider, request, deadline),
+    );
+  }
+
+  private async searchWith(provider: SearchProvider, request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
+    const capabilities = provider.capabilities;
+    const window = freshnessWindow(request.freshness, this.now());
+    const nativeDates =
+      capabilities.freshness === 'all' || (capabilities.freshness === 'presets' && request.freshness.kind !== 'dates');
+    const gatewayFilters =
+      (window !== null && !nativeDates) ||
+      (request.includeDomains.length > 0 && !capabilities.includeDomains) ||
+      (request.excludeDomains.length > 0 && !capabilities.excludeDomains);
+    const wanted = gatewayFilters ? Math.ceil(request.count * this.tuning.overFetchFactor) : request.count;
+    const pageSize = Math.min(capabilities.maxPageSize, wanted);
+
+    const kept: ProviderSearchResult[] = [];
+    const seenUrls = new Set<string>();
+    let someResultsRemoved = false;
+    let totalEstimatedMatches: number | null = null;
+    let offset = 0;
+    for (let page = 0; page < this.tuning.maxPagesPerRequest; page++) {
+      const reply = await this.upstream.withRetries(provider.name, 'search', deadline, () =>
+        provider.search({
+          query: request.query,
+          count: pageSize,
+          offset,
+          freshness: request.freshness,
+          includeDomains: capabilities.includeDomains ? request.includeDomains : [],
+          excludeDomains: capabilities.excludeDomains ? request.excludeDomains : [],
+          text: request.text && capabilities.text ? request.text : null,
+          summary: request.summary,
+          signal: deadline.signal,
+        }),
+      );
+      if (page === 0) totalEstimatedMatches = reply.totalEstimatedMatches ?? null;
+      if (reply.someResultsRemoved) someResultsRemoved = true;
+      for (const result of reply.results) {
+        if (seenUrls.has(result.url)) continue;
+        seenUrls.add(result.url);
+        if (!this.passesFilters(result, request, window, nativeDates)) {
+          someResultsRemoved = true;
+          continue;
+        }
+        kept.push(result);
+      }
+      offset += reply.results.length;
+      const exhausted = reply.results.length < pageSize;
+      if (kept.length >= request.count || exhausted || !capabilities.pagination) break;
+    }
+
+    const chosen = kept.slice(0, request.count);
+    if (request.text || request.summary) {
+      const maxCharacters = request.text?.maxCharacters ?? SUMMARY_CODE_POINTS;
+      await this.content.fill(chosen, maxCharacters, deadline);
+    }
+    return {
+      provider: provider.name,
+      results: chosen.map((result) => shapeResult(result, request)),
+      totalEstimatedMatches,
+      someResultsRemoved,
+    };
+  }
+
+  /**
+   * Filters are checked here even when the upstream claims to apply them natively: upstreams have
+   * been known to ignore them silently. A result without a date fails a date filter the gateway
+   * applies itself, since nothing shows it belongs in the window; under a native filter it is kept,
+   * since the upstream judged it on metadata we were not shown.
+   */
+  private passesFilters(result: ProviderSearchResult, request: WebSearchRequest, window: DateWindow | null, nativeDates: boolean) {
+    const host = hostOf(result.url);
+    if (host === null) return false;
+    if (request.includeDomains.length > 0 && !request.includeDomains.some((domain) => hostMatches(host, domain))) return false;
+    if (request.excludeDomains.some((domain) => hostMatches(host, domain))) return false;
+    if (window) {
+      const published = isoDate(result.datePublished);
+      if (published === null) return nativeDates;
+      const ms = Date.parse(published);
+      if (ms < window.fromMs || ms >= window.toMs) return false;
+    }
+    return true;
+  }
+}
+
+function shapeResult(result: ProviderSearchResult, request: WebSearchRequest): GatewayResult {
+  const shaped: GatewayResult = {
+    name: result.title?.trim() || displayUrl(result.url),
+    url: result.url,
+    displayUrl: displayUrl(result.url),
+  };
+  if (request.text) {
+    if (result.text) shaped.text = truncateCodePoints(result.text, request.text.maxCharacters);
+  } else {
+    const snippet = result.snippet ?? (result.text ? leadingSentences(result.text, SNIPPET_FROM_TEXT_CODE_POINTS) : null);
+    shaped.snippet = snippet ?? '';
+  }
+  if (request.summary) {
+    const summary = result.summary ?? (result.text ? leadingSentences(result.text, SUMMARY_CODE_POINTS) : null) ?? result.snippet;
+    if (summary) shaped.summary = summary;
+  }
+  const datePublished = isoDate(result.datePublished);
+  if (datePublished) shaped.datePublished = datePublished;
+  const dateLastCrawled = isoDate(result.dateLastCrawled);
+  if (dateLastCrawled) shaped.dateLastCrawled = dateLastCrawled;
+  return shaped;
+}

@@ -1,0 +1,112 @@
+/**
+ * The one HTTP client every provider uses: keep-alive connections, a per-attempt timeout under the
+ * request's overall deadline, a cap on reply size, and the classification of every failure into an
+ * UpstreamError. Providers only build requests and read replies.
+ */
+import { Agent, request } from 'undici';
+import { UpstreamError, parseRetryAfter } from './errors.js';
+
+const sharedAgent = new Agent({ keepAliveTimeout: 10_000, connections: 256, pipelining: 1 });
+
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+export interface JsonCall {
+  provider: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: unknown;
+  timeoutMs: number;
+  /** The request's overall deadline. */
+  signal: AbortSignal;
+  maxResponseBytes?: number;
+  /** Values (API keys) that must never appear in an error message. */
+  secrets?: readonly string[];
+}
+
+export async function callJson(call: JsonCall): Promise<unknown> {
+  const attemptSignal = AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
+  const fail = (kind: ConstructorParameters<typeof UpstreamError>[1], message: string, status?: number, retryAfterMs?: number) =>
+    new UpstreamError(call.provider, kind, redact(message, call.secrets), status, retryAfterMs);
+
+  let statusCode: number;
+  let headers: Record<string, string | string[] | undefined>;
+  let raw: string;
+  try {
+    const response = await request(call.url, {
+      method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
+      headers: {
+        accept: 'application/json',
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...call.headers,
+      },
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      signal: attemptSignal,
+      dispatcher: sharedAgent,
+    });
+    statusCode = response.statusCode;
+    headers = response.headers;
+    raw = await readLimited(response.body, call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error;
+    if (error instanceof ReplyTooLarge) throw fail('garbage', error.message);
+    if (attemptSignal.aborted) throw fail('timeout', call.signal.aborted ? 'request deadline reached' : `no reply within ${call.timeoutMs} ms`);
+    throw fail('network', describeNetworkError(error));
+  }
+
+  if (statusCode >= 200 && statusCode < 300) {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      throw fail('garbage', `reply is not JSON (HTTP ${statusCode})`, statusCode);
+    }
+  }
+  const detail = upstreamMessage(raw);
+  const message = `HTTP ${statusCode}${detail ? `: ${detail}` : ''}`;
+  if (statusCode === 429) throw fail('rate_limited', message, statusCode, parseRetryAfter(headers['retry-after']));
+  if (statusCode === 401 || statusCode === 403) throw fail('auth', message, statusCode);
+  if (statusCode === 408 || statusCode >= 500) throw fail('unavailable', message, statusCode, parseRetryAfter(headers['retry-after']));
+  throw fail('bad_request', message, statusCode);
+}
+
+class ReplyTooLarge extends Error {}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new ReplyTooLarge(`reply larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describeNetworkError(error: unknown): string {
+  const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
+  return code ? `connection failed (${code})` : 'connection failed';
+}
+
+/** The upstream's own explanation, from the usual JSON error fields, kept short. */
+function upstreamMessage(raw: string): string {
+  let text = raw;
+  try {
+    const parsed = JSON.parse(raw) as Record<string, unknown>;
+    const candidate = parsed.message ?? parsed.msg ?? parsed.error ?? parsed.detail;
+    text = typeof candidate === 'string' ? candidate : candidate ? JSON.stringify(candidate) : '';
+  } catch {
+    // Not JSON: an HTML error page says nothing useful to our client.
+    if (/^\s*</.test(raw)) text = '';
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+export function redact(message: string, secrets: readonly string[] | undefined): string {
+  let safe = message;
+  for (const secret of secrets ?? []) if (secret) safe = safe.split(secret).join('***');
+  return safe;
+}

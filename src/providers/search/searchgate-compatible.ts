@@ -1,0 +1,121 @@
+/**
+ * searchgate-compatible: any upstream that speaks this same contract — LangSearch, another
+ * searchgate, a Bing-shaped proxy. POST {baseUrl}/v1/web-search with a Bearer key; the reply is the
+ * `data.webPages.value` envelope.
+ */
+import { UpstreamError } from '../errors.js';
+import { callJson } from '../http.js';
+import type { ProviderSearchResult, SearchCall, SearchPage, SearchProvider } from '../types.js';
+
+export interface SearchgateCompatibleOptions {
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs: number;
+  /** Largest count the upstream accepts (LangSearch: 10 in older docs, 50 now). */
+  maxPageSize: number;
+  /** Set false for an upstream known to ignore freshness or domain filters: the gateway then filters itself. */
+  nativeFilters: boolean;
+  /** Model id sent upstream for rerank; default: the id the client asked for. */
+  rerankModel?: string;
+  maxDocuments: number;
+}
+
+export const searchgateCompatibleOptionsSchema = {
+  type: 'object',
+  required: ['baseUrl'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'searchgate-compatible' },
+    baseUrl: { type: 'string', pattern: '^https?://' },
+    apiKey: { type: 'string' },
+    timeoutMs: { type: 'integer', minimum: 1, default: 10_000 },
+    maxPageSize: { type: 'integer', minimum: 1, maximum: 50, default: 50 },
+    nativeFilters: { type: 'boolean', default: true },
+    rerankModel: { type: 'string', minLength: 1 },
+    maxDocuments: { type: 'integer', minimum: 1, default: 1000 },
+  },
+} as const;
+
+export function authorizationHeaders(apiKey: string | undefined): Record<string, string> {
+  return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+}
+
+export function endpoint(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+/**
+ * LangSearch-style replies can carry an error in the envelope with HTTP 200 (`code` other than 200);
+ * that must not be read as "no results".
+ */
+export function checkEnvelope(provider: string, body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw new UpstreamError(provider, 'garbage', 'reply is not a JSON object');
+  }
+  const envelope = body as Record<string, unknown>;
+  const code = typeof envelope.code === 'string' ? Number(envelope.code) : envelope.code;
+  if (typeof code === 'number' && code !== 200 && code !== 0) {
+    const detail = String(envelope.msg ?? envelope.message ?? '');
+    const kind = code === 429 ? 'rate_limited' : code === 401 || code === 403 ? 'auth' : code >= 500 ? 'unavailable' : 'bad_request';
+    throw new UpstreamError(provider, kind, `envelope code ${code}${detail ? `: ${detail}` : ''}`, code);
+  }
+  return envelope;
+}
+
+const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+export function createSearchgateCompatibleSearch(name: string, options: SearchgateCompatibleOptions): SearchProvider {
+  return {
+    name,
+    capabilities: {
+      maxPageSize: options.maxPageSize,
+      pagination: false,
+      freshness: options.nativeFilters ? 'all' : 'none',
+      includeDomains: options.nativeFilters,
+      excludeDomains: options.nativeFilters,
+      text: true,
+    },
+    async search(call: SearchCall): Promise<SearchPage> {
+      const body = await callJson({
+        provider: name,
+        url: endpoint(options.baseUrl, '/v1/web-search'),
+        headers: authorizationHeaders(options.apiKey),
+        body: {
+          query: call.query,
+          count: call.count,
+          freshness: call.freshness.raw,
+          ...(call.includeDomains.length ? { includeDomains: call.includeDomains } : {}),
+          ...(call.excludeDomains.length ? { excludeDomains: call.excludeDomains } : {}),
+          ...(call.text ? { contents: { text: { max_characters: call.text.maxCharacters } } } : {}),
+          ...(call.summary ? { summary: true } : {}),
+        },
+        timeoutMs: options.timeoutMs,
+        signal: call.signal,
+        secrets: options.apiKey ? [options.apiKey] : [],
+      });
+      const envelope = checkEnvelope(name, body);
+      const webPages = (envelope.data as { webPages?: { value?: unknown; totalEstimatedMatches?: unknown; someResultsRemoved?: unknown } } | undefined)?.webPages;
+      if (!webPages || !Array.isArray(webPages.value)) {
+        throw new UpstreamError(name, 'garbage', 'reply has no data.webPages.value array');
+      }
+      const results: ProviderSearchResult[] = [];
+      for (const item of webPages.value as Array<Record<string, unknown>>) {
+        if (!item || typeof item.url !== 'string') continue;
+        results.push({
+          url: item.url,
+          title: optionalString(item.name),
+          snippet: optionalString(item.snippet),
+          text: optionalString(item.text),
+          summary: optionalString(item.summary),
+          datePublished: optionalString(item.datePublished),
+          dateLastCrawled: optionalString(item.dateLastCrawled),
+        });
+      }
+      return {
+        results,
+        totalEstimatedMatches: typeof webPages.totalEstimatedMatches === 'number' ? webPages.totalEstimatedMatches : null,
+        someResultsRemoved: webPages.someResultsRemoved === true,
+      };
+    },
+  };
+}

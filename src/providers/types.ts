@@ -1,0 +1,80 @@
+/**
+ * The three kinds of upstream. Each provider is a small module that turns our request into its
+ * upstream's request and the reply back into these shapes, and says what it can do natively; the
+ * gateway (src/gateway) supplies the rest.
+ */
+import type { Freshness } from '../api/freshness.js';
+
+export interface SearchCapabilities {
+  /** Most results one upstream call may return. */
+  maxPageSize: number;
+  /** Whether the upstream takes an offset, so the gateway can ask for further pages. */
+  pagination: boolean;
+  /** Which freshness values the upstream filters on itself. */
+  freshness: 'none' | 'presets' | 'all';
+  includeDomains: boolean;
+  excludeDomains: boolean;
+  /** Whether the upstream returns full page text when asked. */
+  text: boolean;
+}
+
+export interface SearchCall {
+  query: string;
+  count: number;
+  offset: number;
+  freshness: Freshness;
+  includeDomains: string[];
+  excludeDomains: string[];
+  text: { maxCharacters: number } | null;
+  summary: boolean;
+  signal: AbortSignal;
+}
+
+export interface ProviderSearchResult {
+  url: string;
+  title?: string | null;
+  snippet?: string | null;
+  text?: string | null;
+  summary?: string | null;
+  datePublished?: string | null;
+  dateLastCrawled?: string | null;
+}
+
+export interface SearchPage {
+  results: ProviderSearchResult[];
+  totalEstimatedMatches?: number | null;
+  someResultsRemoved?: boolean | null;
+}
+
+export interface SearchProvider {
+  readonly name: string;
+  readonly capabilities: SearchCapabilities;
+  search(call: SearchCall): Promise<SearchPage>;
+}
+
+export interface PageContent {
+  text: string;
+  title?: string | null;
+  datePublished?: string | null;
+}
+
+export interface ContentProvider {
+  readonly name: string;
+  /** The main text of the page, or null when the provider has none for it. */
+  fetchContent(url: string, options: { maxCharacters: number; signal: AbortSignal }): Promise<PageContent | null>;
+}
+
+export interface RerankCall {
+  /** The model id the upstream expects. */
+  model: string;
+  query: string;
+  documents: string[];
+  signal: AbortSignal;
+}
+
+export interface RerankProvider {
+  readonly name: string;
+  readonly capabilities: { maxDocuments: number };
+  /** One score in [0, 1] per document, in document order. */
+  rerank(call: RerankCall): Promise<number[]>;
+}

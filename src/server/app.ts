@@ -1,0 +1,57 @@
+/** A gateway instance: Koa app, its services, and an HTTP server that drains on close. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { requestLifecycle } from './middleware.js';
+import { createRouter } from './routes.js';
+import { createServices, type ServiceOptions, type Services } from './services.js';
+
+export interface Gateway {
+  app: Koa;
+  services: Services;
+  server: Server;
+  listen(port: number, host?: string): Promise<AddressInfo>;
+  /** Stops accepting connections, lets in-flight requests finish (up to graceMs), then resolves. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function createGateway(options: ServiceOptions): Gateway {
+  const services = createServices(options);
+  const app = new Koa();
+  const router = createRouter(services);
+  app.use(requestLifecycle(services.metrics, services.logger));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  // Errors are answered by requestLifecycle; Koa's own handler would only print them again.
+  app.silent = true;
+
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    app,
+    services,
+    server,
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    close(graceMs = options.config.server.shutdownGraceMs) {
+      services.draining = true;
+      return new Promise((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

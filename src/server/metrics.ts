@@ -1,0 +1,79 @@
+/**
+ * Prometheus metrics. Each gateway instance owns its registry, so several can live in one process
+ * (the tests do) without clashing names.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'searchgate_http_requests_total',
+      help: 'HTTP requests answered, by route, method and status code.',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'searchgate_http_request_duration_seconds',
+      help: 'Time from request to response, by route, method and status code.',
+      labelNames: ['route', 'method', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: 'searchgate_http_requests_in_flight',
+      help: 'HTTP requests being served right now.',
+      registers,
+    }),
+    upstreamRequests: new Counter({
+      name: 'searchgate_upstream_requests_total',
+      help: 'Calls to upstream providers (each attempt), by provider, operation and outcome.',
+      labelNames: ['provider', 'operation', 'outcome'] as const,
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: 'searchgate_upstream_request_duration_seconds',
+      help: 'Duration of each upstream attempt, by provider, operation and outcome.',
+      labelNames: ['provider', 'operation', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    upstreamRetries: new Counter({
+      name: 'searchgate_upstream_retries_total',
+      help: 'Upstream attempts that were retried, by provider and operation.',
+      labelNames: ['provider', 'operation'] as const,
+      registers,
+    }),
+    cacheHits: new Counter({
+      name: 'searchgate_cache_hits_total',
+      help: 'Requests answered from the response cache (including coalesced ones), by cache.',
+      labelNames: ['cache'] as const,
+      registers,
+    }),
+    cacheMisses: new Counter({
+      name: 'searchgate_cache_misses_total',
+      help: 'Requests that had to call a provider, by cache.',
+      labelNames: ['cache'] as const,
+      registers,
+    }),
+    cacheSize: new Gauge({
+      name: 'searchgate_cache_size_bytes',
+      help: 'Bytes held by the response cache, by cache.',
+      labelNames: ['cache'] as const,
+      registers,
+    }),
+    cacheEntries: new Gauge({
+      name: 'searchgate_cache_entries',
+      help: 'Entries held by the response cache, by cache.',
+      labelNames: ['cache'] as const,
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

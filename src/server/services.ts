@@ -1,0 +1,95 @@
+/** The composition root: builds every service a gateway instance needs from its config. */
+import { openApiDocument } from '../api/openapi.js';
+import { RequestValidator, createAjv } from '../api/validate.js';
+import type { ResolvedConfig } from '../config/load.js';
+import { ContentFiller } from '../gateway/content.js';
+import { RerankGateway, type RerankOutcome } from '../gateway/rerank.js';
+import { SearchGateway, type SearchOutcome } from '../gateway/search.js';
+import { UpstreamCaller } from '../gateway/upstream.js';
+import { builtInProviderTypes, type ProviderType } from '../providers/registry.js';
+import type { ContentProvider, RerankProvider, SearchProvider } from '../providers/types.js';
+import { unmeteredLedger, type AllowanceLedger } from '../state/allowance.js';
+import { StaticKeyAuthenticator, type Authenticator } from '../state/keys.js';
+import { ResponseCache } from '../state/responseCache.js';
+import type { Logger } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
+
+export interface ServiceOptions {
+  config: ResolvedConfig;
+  logger: Logger;
+  providerTypes?: Record<string, ProviderType>;
+  now?: () => number;
+}
+
+export interface Services {
+  config: ResolvedConfig;
+  logger: Logger;
+  metrics: Metrics;
+  validator: RequestValidator;
+  authenticator: Authenticator;
+  ledger: AllowanceLedger;
+  search: SearchGateway;
+  content: ContentFiller;
+  rerank: RerankGateway;
+  searchCache: ResponseCache<SearchOutcome>;
+  rerankCache: ResponseCache<RerankOutcome>;
+  openApi: object;
+  now: () => number;
+  draining: boolean;
+}
+
+export function createServices({ config, logger, providerTypes = builtInProviderTypes, now = Date.now }: ServiceOptions): Services {
+  const metrics = createMetrics();
+  const upstream = new UpstreamCaller(config.retry, metrics, logger);
+
+  // One instance per provider and operation, shared by every chain that names it.
+  const built = new Map<string, unknown>();
+  function provider<T>(name: string, operation: 'search' | 'content' | 'rerank'): T {
+    const key = `${operation}:${name}`;
+    if (!built.has(key)) {
+      const options = config.providers[name]!;
+      built.set(key, providerTypes[options.type]![operation]!(name, options));
+    }
+    return built.get(key) as T;
+  }
+
+  const content = new ContentFiller(
+    config.content.chain.map((name) => provider<ContentProvider>(name, 'content')),
+    config.content,
+    upstream,
+    logger,
+  );
+  const search = new SearchGateway(
+    config.search.chain.map((name) => provider<SearchProvider>(name, 'search')),
+    content,
+    config.search,
+    upstream,
+    logger,
+    now,
+  );
+  const rerankModels = new Map(
+    Object.entries(config.rerank.models).map(([model, { chain }]) => [
+      model,
+      chain.map((name) => provider<RerankProvider>(name, 'rerank')),
+    ]),
+  );
+  const rerank = new RerankGateway(rerankModels, upstream, logger);
+  const limits = { maxDocuments: config.rerank.maxDocuments };
+
+  return {
+    config,
+    logger,
+    metrics,
+    validator: new RequestValidator(createAjv(), limits),
+    authenticator: new StaticKeyAuthenticator(config.auth.keys),
+    ledger: unmeteredLedger,
+    search,
+    content,
+    rerank,
+    searchCache: new ResponseCache('search', config.cache, metrics),
+    rerankCache: new ResponseCache('rerank', config.cache, metrics),
+    openApi: openApiDocument(limits),
+    now,
+    draining: false,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Bearer-key authentication against the operator's configured keys (spec §5). Keys are held only as
+ * SHA-256 digests and compared in constant time; the presented key is never logged.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { unauthorized } from '../api/errors.js';
+
+export interface Principal {
+  /** The key's name from config: safe to log. */
+  keyName: string;
+}
+
+export interface Authenticator {
+  authenticate(authorizationHeader: string | undefined): Promise<Principal>;
+}
+
+const PLACEHOLDER = 'YOUR_API_KEY';
+
+export const digestKey = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+
+/**
+ * The 401 cases of spec §5.6, each with its own message: missing header, wrong scheme, stray
+ * whitespace, the unchanged placeholder, an unknown key. The scheme name is case-insensitive
+ * (RFC 9110 §11.1); everything else is exact.
+ */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined || header === '') {
+    throw unauthorized('missing Authorization header; send "Authorization: Bearer <API_KEY>"');
+  }
+  const scheme = /^\S+/.exec(header)?.[0] ?? '';
+  if (scheme.toLowerCase() !== 'bearer') {
+    throw unauthorized('the Authorization header must use the Bearer scheme: "Authorization: Bearer <API_KEY>"');
+  }
+  const match = /^[Bb][Ee][Aa][Rr][Ee][Rr] (\S+)$/.exec(header);
+  if (!match) {
+    throw unauthorized('malformed Authorization header: expected exactly one space after "Bearer" and no whitespace in the key');
+  }
+  const token = match[1]!;
+  if (token === PLACEHOLDER || token === `<${PLACEHOLDER}>`) {
+    throw unauthorized('the API key is still the placeholder YOUR_API_KEY; replace it with your key');
+  }
+  return token;
+}
+
+export class StaticKeyAuthenticator implements Authenticator {
+  private readonly keys: Array<{ name: string; digest: Buffer }>;
+
+  constructor(keys: ReadonlyArray<{ name: string; key: string }>) {
+    this.keys = keys.map(({ name, key }) => ({ name, digest: digestKey(key) }));
+  }
+
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const digest = digestKey(bearerToken(header));
+    // Compare against every key so that the time taken says nothing about which one matched.
+    let found: string | undefined;
+    for (const key of this.keys) if (timingSafeEqual(key.digest, digest)) found ??= key.name;
+    if (found === undefined) throw unauthorized('invalid API key');
+    return { keyName: found };
+  }
+}

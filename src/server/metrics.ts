@@ -10,6 +10,11 @@ export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  // prom-client also sums three per-type gauges into *_total gauges, a suffix Prometheus reserves
+  // for counters (promtool flags them). The per-type gauges carry the same facts.
+  for (const misnamed of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(misnamed);
+  }
   return {
     registry,
     httpRequests: new Counter({

@@ -1,0 +1,51 @@
+import test from 'ava';
+import { displayUrl, hostMatches, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
+
+test('truncation counts code points: astral characters are one each and never split', (t) => {
+  const astral = '𝕳𝖊𝖑𝖑𝖔'; // five mathematical letters, each a surrogate pair
+  t.is(astral.length, 10);
+  t.is(truncateCodePoints(astral, 3), '𝕳𝖊𝖑');
+  t.is(truncateCodePoints(astral, 5), astral);
+  t.is(truncateCodePoints(astral, 6), astral);
+  t.is(truncateCodePoints('a😀b', 2), 'a😀');
+  t.is(truncateCodePoints('a😀b', 1), 'a');
+});
+
+test('truncation counts combining marks as code points of their own', (t) => {
+  const decomposed = 'cafe\u0301!'; // "café!" with a combining acute: 6 code points
+  t.is(truncateCodePoints(decomposed, 5), 'cafe\u0301');
+  t.is(truncateCodePoints(decomposed, 4), 'cafe');
+  const flag = '🇫🇷x'; // two regional indicators (2 code points, 4 UTF-16 units)
+  t.is(truncateCodePoints(flag, 1), '🇫');
+  t.is(truncateCodePoints(flag, 2), '🇫🇷');
+  const family = '👨‍👩‍👧'; // man ZWJ woman ZWJ girl: 5 code points
+  t.is([...truncateCodePoints(family, 3)].length, 3);
+});
+
+test('truncation keeps lone surrogates as single code points and handles edges', (t) => {
+  t.is(truncateCodePoints('\ud800abc', 2), '\ud800a');
+  t.is(truncateCodePoints('ab\udc00', 3), 'ab\udc00');
+  t.is(truncateCodePoints('', 5), '');
+  t.is(truncateCodePoints('abc', 0), '');
+  const long = 'x'.repeat(100_000) + '😀';
+  t.is(truncateCodePoints(long, 100_001), long);
+  t.is(truncateCodePoints(long, 100_000), 'x'.repeat(100_000));
+});
+
+test('display URLs', (t) => {
+  t.is(displayUrl('https://xn--mnchen-3ya.de/stra%C3%9Fe'), 'https://münchen.de/straße');
+  t.is(displayUrl('http://example.com:8080/a%20b'), 'http://example.com:8080/a b');
+  t.is(displayUrl('not a url'), 'not a url');
+});
+
+test('domain matching covers subdomains but not look-alikes', (t) => {
+  t.true(hostMatches('example.com', 'example.com'));
+  t.true(hostMatches('docs.example.com', 'example.com'));
+  t.false(hostMatches('badexample.com', 'example.com'));
+  t.false(hostMatches('example.com.evil.net', 'example.com'));
+});
+
+test('summaries end at a sentence when one ends late enough', (t) => {
+  t.is(leadingSentences('One two.  Three four. Five six seven', 22), 'One two. Three four.');
+  t.is(leadingSentences('Short text.', 100), 'Short text.');
+});

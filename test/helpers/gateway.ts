@@ -1,0 +1,110 @@
+/** Starts real gateways and real loopback upstreams for the tests. */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolveConfig, type ResolvedConfig } from '../../src/config/load.js';
+import type { ProviderType } from '../../src/providers/registry.js';
+import { builtInProviderTypes } from '../../src/providers/registry.js';
+import { createGateway, type Gateway } from '../../src/server/app.js';
+import { createLogger } from '../../src/server/logger.js';
+
+export const TEST_KEY = 'sk-test-0123456789';
+
+export interface RunningGateway {
+  gateway: Gateway;
+  url: string;
+  config: ResolvedConfig;
+  logLines: string[];
+  close(): Promise<void>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+export async function startGateway(
+  rawConfig: Record<string, unknown>,
+  options: { providerTypes?: Record<string, ProviderType>; now?: () => number; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunningGateway> {
+  const providerTypes = { ...builtInProviderTypes, ...options.providerTypes };
+  const config = resolveConfig(
+    { auth: { keys: [{ name: 'test', key: TEST_KEY }] }, logging: { level: 'info' }, ...rawConfig },
+    options.env ?? {},
+    providerTypes,
+  );
+  const logLines: string[] = [];
+  const logger = createLogger(config.logging.level, (line) => logLines.push(line));
+  const gateway = createGateway({ config, logger, providerTypes, ...(options.now ? { now: options.now } : {}) });
+  const address = await gateway.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${address.port}`;
+  return {
+    gateway,
+    url,
+    config,
+    logLines,
+    close: () => gateway.close(100),
+    post: (path, body, headers = {}) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+  };
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export type UpstreamHandler = (request: RecordedRequest, res: ServerResponse, req: IncomingMessage) => void | Promise<void>;
+
+/** A real HTTP server on loopback that records what it receives and answers with `handler`. */
+export async function startUpstream(handler: UpstreamHandler) {
+  const requests: RecordedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        // keep the raw text
+      }
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      requests.push(recorded);
+      void handler(recorded, res, req);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** A reply in this contract's own envelope, as LangSearch and searchgate send it. */
+export function searchEnvelope(value: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}) {
+  return { code: 200, log_id: 'upstream-log', msg: null, data: { _type: 'SearchResponse', webPages: { value, ...extra } } };
+}
+
+/** Config for one searchgate-compatible upstream serving both operations. */
+export function upstreamConfig(baseUrl: string, extra: Record<string, unknown> = {}) {
+  return {
+    providers: { up: { type: 'searchgate-compatible', baseUrl, apiKey: 'upstream-secret-key', ...extra } },
+    search: { chain: ['up'] },
+    rerank: { models: { 'service-reranker-v1': { chain: ['up'] } } },
+    retry: { retries: 2, minDelayMs: 5, maxDelayMs: 20 },
+  };
+}

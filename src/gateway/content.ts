@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../server/logger.js';
 import type { ContentProvider, ProviderSearchResult } from '../providers/types.js';
+import { signalWithTimeout } from '../util/timeout.js';
 import type { Deadline } from './deadline.js';
 import type { UpstreamCaller } from './upstream.js';
 
@@ -26,7 +27,8 @@ export class ContentFiller {
     if (missing.length === 0 || this.chain.length === 0) return;
     // Leave a little of the deadline for building the response.
     const budgetMs = Math.min(this.tuning.timeBudgetMs, Math.max(0, deadline.remainingMs() - 50));
-    const signal = AbortSignal.any([deadline.signal, AbortSignal.timeout(budgetMs)]);
+    const budget = signalWithTimeout(deadline.signal, budgetMs, 'content budget spent');
+    const signal = budget.signal;
     let next = 0;
     const worker = async () => {
       while (next < missing.length && !signal.aborted) {
@@ -38,7 +40,11 @@ export class ContentFiller {
     const workers = Promise.all(Array.from({ length: Math.min(this.tuning.concurrency, missing.length) }, worker));
     // A provider that ignores the signal must not hold the response past the budget.
     const outOfTime = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    await Promise.race([workers, outOfTime]);
+    try {
+      await Promise.race([workers, outOfTime]);
+    } finally {
+      budget.dispose();
+    }
   }
 
   private async fetchText(url: string, maxCharacters: number, signal: AbortSignal): Promise<string | null> {

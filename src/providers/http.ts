@@ -4,6 +4,7 @@
  * UpstreamError. Providers only build requests and read replies.
  */
 import { Agent, request } from 'undici';
+import { signalWithTimeout } from '../util/timeout.js';
 import { UpstreamError, parseRetryAfter } from './errors.js';
 
 const sharedAgent = new Agent({ keepAliveTimeout: 10_000, connections: 256, pipelining: 1 });
@@ -25,7 +26,8 @@ export interface JsonCall {
 }
 
 export async function callJson(call: JsonCall): Promise<unknown> {
-  const attemptSignal = AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
+  const attempt = signalWithTimeout(call.signal, call.timeoutMs, 'attempt timed out');
+  const attemptSignal = attempt.signal;
   const fail = (kind: ConstructorParameters<typeof UpstreamError>[1], message: string, status?: number, retryAfterMs?: number) =>
     new UpstreamError(call.provider, kind, redact(message, call.secrets), status, retryAfterMs);
 
@@ -52,6 +54,8 @@ export async function callJson(call: JsonCall): Promise<unknown> {
     if (error instanceof ReplyTooLarge) throw fail('garbage', error.message);
     if (attemptSignal.aborted) throw fail('timeout', call.signal.aborted ? 'request deadline reached' : `no reply within ${call.timeoutMs} ms`);
     throw fail('network', describeNetworkError(error));
+  } finally {
+    attempt.dispose();
   }
 
   if (statusCode >= 200 && statusCode < 300) {
@@ -61,7 +65,8 @@ export async function callJson(call: JsonCall): Promise<unknown> {
       throw fail('garbage', `reply is not JSON (HTTP ${statusCode})`, statusCode);
     }
   }
-  const detail = upstreamMessage(raw);
+  // Redact before shortening: a key cut in two would no longer match.
+  const detail = upstreamMessage(redact(raw, call.secrets));
   const message = `HTTP ${statusCode}${detail ? `: ${detail}` : ''}`;
   if (statusCode === 429) throw fail('rate_limited', message, statusCode, parseRetryAfter(headers['retry-after']));
   if (statusCode === 401 || statusCode === 403) throw fail('auth', message, statusCode);

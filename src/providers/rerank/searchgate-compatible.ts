@@ -8,6 +8,7 @@ import {
   authorizationHeaders,
   checkEnvelope,
   endpoint,
+  secretsOf,
   type SearchgateCompatibleOptions,
 } from '../search/searchgate-compatible.js';
 import type { RerankCall, RerankProvider } from '../types.js';
@@ -30,9 +31,9 @@ export function createSearchgateCompatibleRerank(name: string, options: Searchga
         },
         timeoutMs: options.timeoutMs,
         signal: call.signal,
-        secrets: options.apiKey ? [options.apiKey] : [],
+        secrets: secretsOf(options),
       });
-      const envelope = checkEnvelope(name, body);
+      const envelope = checkEnvelope(name, body, secretsOf(options));
       const results = envelope.results ?? (envelope.data as { results?: unknown } | undefined)?.results;
       if (!Array.isArray(results)) throw new UpstreamError(name, 'garbage', 'reply has no results array');
       const scores = new Array<number>(call.documents.length).fill(Number.NaN);

@@ -4,7 +4,7 @@
  * `data.webPages.value` envelope.
  */
 import { UpstreamError } from '../errors.js';
-import { callJson } from '../http.js';
+import { callJson, redact } from '../http.js';
 import type { ProviderSearchResult, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface SearchgateCompatibleOptions {
@@ -40,6 +40,8 @@ export function authorizationHeaders(apiKey: string | undefined): Record<string,
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
 }
 
+export const secretsOf = (options: SearchgateCompatibleOptions) => (options.apiKey ? [options.apiKey] : []);
+
 export function endpoint(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
@@ -48,14 +50,14 @@ export function endpoint(baseUrl: string, path: string): string {
  * LangSearch-style replies can carry an error in the envelope with HTTP 200 (`code` other than 200);
  * that must not be read as "no results".
  */
-export function checkEnvelope(provider: string, body: unknown): Record<string, unknown> {
+export function checkEnvelope(provider: string, body: unknown, secrets: readonly string[]): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new UpstreamError(provider, 'garbage', 'reply is not a JSON object');
   }
   const envelope = body as Record<string, unknown>;
   const code = typeof envelope.code === 'string' ? Number(envelope.code) : envelope.code;
   if (typeof code === 'number' && code !== 200 && code !== 0) {
-    const detail = String(envelope.msg ?? envelope.message ?? '');
+    const detail = redact(String(envelope.msg ?? envelope.message ?? ''), secrets).slice(0, 200);
     const kind = code === 429 ? 'rate_limited' : code === 401 || code === 403 ? 'auth' : code >= 500 ? 'unavailable' : 'bad_request';
     throw new UpstreamError(provider, kind, `envelope code ${code}${detail ? `: ${detail}` : ''}`, code);
   }
@@ -91,9 +93,9 @@ export function createSearchgateCompatibleSearch(name: string, options: Searchga
         },
         timeoutMs: options.timeoutMs,
         signal: call.signal,
-        secrets: options.apiKey ? [options.apiKey] : [],
+        secrets: secretsOf(options),
       });
-      const envelope = checkEnvelope(name, body);
+      const envelope = checkEnvelope(name, body, secretsOf(options));
       const webPages = (envelope.data as { webPages?: { value?: unknown; totalEstimatedMatches?: unknown; someResultsRemoved?: unknown } } | undefined)?.webPages;
       if (!webPages || !Array.isArray(webPages.value)) {
         throw new UpstreamError(name, 'garbage', 'reply has no data.webPages.value array');

@@ -1,7 +1,12 @@
 /**
  * Summarizes a V8 .cpuprofile (as written by `node --cpu-prof`, e.g. by `npm run bench -- --profile`):
- * self time by function and by origin (a package under node_modules, a file of ours, Node internals,
- * GC, idle), and inclusive time of the functions that matter.
+ * where a gateway request's time goes, by stage of the request; then self time by origin (a package
+ * under node_modules, a file of ours, Node internals, GC) and by function, and inclusive time of our
+ * functions.
+ *
+ * The V8 profiler samples wall time: when the process is descheduled inside a syscall (typically
+ * `writev` to a loopback socket, which wakes the peer process), the wait is charged to that native
+ * function. Those samples are shown apart and left out of the stage percentages.
  *
  *   node dist/bench/cpuprofile-summary.js bench/results/cpuprofile.tmp/gateway-uncached.cpuprofile [--top 40]
  */
@@ -49,6 +54,31 @@ function origin(frame: CallFrame): string {
   return url;
 }
 
+/** Stages of a gateway request, each recognized by the frames of its own code. */
+const STAGES: Array<[string, (frame: CallFrame) => boolean]> = [
+  ['socket writes (syscall, incl. time descheduled)', (f) => f.url === '' && /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(f.functionName)],
+  ['garbage collection', (f) => f.functionName === '(garbage collector)'],
+  ['normalize results (shapeResult, passesFilters: URL and date parsing)', (f) => /^(shapeResult|passesFilters)$/.test(f.functionName) && f.url.includes('/gateway/search.')],
+  ['read upstream reply body (readLimited)', (f) => f.functionName === 'readLimited'],
+  ['undici client: upstream request/response', (f) => f.url.includes('node_modules/undici/')],
+  ['callJson: AbortSignal.any/timeout, JSON.parse of the reply', (f) => f.functionName === 'callJson'],
+  ['p-retry wrapper, upstream metrics', (f) => f.url.includes('node_modules/p-retry/') || (f.url.includes('/gateway/upstream.') && /^(withRetries|once|record|pRetry\.retries)$/.test(f.functionName))],
+  ['provider: build request, map reply (searchgate-compatible)', (f) => f.url.includes('/providers/search/')],
+  ['Deadline (AbortSignal.timeout)', (f) => f.url.includes('/gateway/deadline.')],
+  ['request body parsing (koa-bodyparser, co-body, raw-body, bourne, type-is)', (f) => /node_modules\/(koa-bodyparser|co-body|raw-body|@hapi\/bourne|type-is|iconv-lite|inflation)\//.test(f.url) || f.functionName === 'requireJsonBody'],
+  ['validation (ajv, parseWebSearch)', (f) => f.functionName === 'parseWebSearch' || f.url.includes('node_modules/ajv/')],
+  ['authentication (sha256 of the key)', (f) => f.functionName === 'authenticate' || f.functionName === 'digestKey'],
+  ['cache key (sha256) and cache lookup', (f) => (/^(searchCacheKey|sha256)$/.test(f.functionName) && f.url.includes('/server/routes.')) || f.url.includes('/state/responseCache.') || f.url.includes('node_modules/lru-cache/')],
+  ['response envelope (webSearchEnvelope)', (f) => f.url.includes('/api/envelopes.')],
+  ['metrics (prom-client)', (f) => f.url.includes('node_modules/prom-client/')],
+  ['Koa respond (JSON.stringify of the body, headers, res.end)', (f) => f.functionName === 'respond' && f.url.includes('node_modules/koa/')],
+  ['lifecycle middleware (log id, in-flight gauge, log line)', (f) => f.functionName === 'lifecycle' || f.functionName === 'newLogId'],
+  ['search chain (firstThatAnswers, searchWith loop)', (f) => f.url.includes('/gateway/search.') || f.url.includes('/gateway/upstream.')],
+  ['node:http server (parser, IncomingMessage, ServerResponse)', (f) => /^node:_http_(server|common|incoming|outgoing)$/.test(f.url)],
+  ['Koa and router machinery (context, compose, delegates, @koa/router)', (f) => /node_modules\/(koa|koa-compose|@koa\/router|delegates|koa-is-json|statuses|on-finished|ee-first|mime-types|cache-content-type|http-errors|vary|content-disposition|only|encodeurl|escape-html|fresh|accepts|negotiator)\//.test(f.url)],
+  ['route handler (routes.ts)', (f) => f.url.includes('/server/routes.')],
+];
+
 const label = (frame: CallFrame) =>
   `${frame.functionName || '(anonymous)'} ${frame.url ? `${frame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${frame.lineNumber + 1}` : ''}`.trim();
 
@@ -65,6 +95,7 @@ for (const file of positionals) {
   }
   let total = 0;
   let idle = 0;
+  const byStage = new Map<string, number>();
   const bySelfFunction = new Map<string, number>();
   const bySelfOrigin = new Map<string, number>();
   const inclusive = new Map<string, number>();
@@ -76,6 +107,18 @@ for (const file of positionals) {
     bySelfFunction.set(key, (bySelfFunction.get(key) ?? 0) + us);
     const where = origin(node.callFrame);
     bySelfOrigin.set(where, (bySelfOrigin.get(where) ?? 0) + us);
+    if (node.callFrame.functionName !== '(idle)') {
+      const stack: CallFrame[] = [];
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!.callFrame);
+      // The frame nearest the leaf that belongs to a stage decides: it is the code doing the work.
+      let stage: string | undefined;
+      for (const frame of stack) {
+        stage = STAGES.find(([, test]) => test(frame))?.[0];
+        if (stage) break;
+      }
+      stage ??= `other: ${origin(node.callFrame)}`;
+      byStage.set(stage, (byStage.get(stage) ?? 0) + us);
+    }
     // Inclusive: count each distinct function once per stack.
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
@@ -95,7 +138,15 @@ for (const file of positionals) {
       process.stdout.write(`${msOf(us)} ${pct(us)}  ${key}\n`);
     }
   };
-  process.stdout.write(`# ${file}\nwall ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s (percentages are of busy time)\n`);
+  process.stdout.write(`# ${file}\nwall ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s\n`);
+  const writes = byStage.get(STAGES[0]![0]) ?? 0;
+  const onCpu = busy - writes;
+  process.stdout.write(`\nby stage of the request (percent of busy time without socket writes: ${(onCpu / 1e6).toFixed(1)} s)\n`);
+  for (const [stage, stageUs] of [...byStage].sort((a, b) => b[1] - a[1])) {
+    const share = stage === STAGES[0]![0] ? '     —' : `${((100 * stageUs) / onCpu).toFixed(1).padStart(5)}%`;
+    process.stdout.write(`${msOf(stageUs)} ${share}  ${stage}\n`);
+  }
+  process.stdout.write('\n(the sections below: percent of busy time)\n');
   print('self time by origin', bySelfOrigin, top, (key) => key !== '(idle)');
   print('self time by function', bySelfFunction, top, (key) => !key.startsWith('(idle)'));
   print('inclusive time, our code (dist/src)', inclusive, top, (key) => key.includes('dist/src/') || key.includes('/src/'));

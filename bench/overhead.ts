@@ -1,40 +1,48 @@
 /**
  * Gateway overhead benchmark: how much latency does searchgate add in front of an upstream?
  *
- * Three separate processes on loopback (127.0.0.1 only):
- *   - this process: the load client (undici Pools, keep-alive);
+ * Separate processes on loopback (127.0.0.1 only):
+ *   - this process: the load client (undici Pools, keep-alive connections);
  *   - an upstream child: a bare node:http server answering POST /v1/web-search with fixed, precomputed
  *     bytes in this contract's envelope (and, for the cache-hit comparison, a second bare server
- *     answering the gateway's own response bytes);
+ *     answering the gateway's own reply bytes);
  *   - a gateway child: createGateway() with one searchgate-compatible provider pointing at the
  *     upstream, logging 'silent', one auth key; cache disabled for the uncached scenarios, enabled
- *     for the cache-hit one.
+ *     for the cache-hit one;
+ *   - a control child: the smallest possible Node proxy (node:http in, undici out, bytes passed
+ *     through untouched). It shows what one extra loopback hop through Node costs on this machine,
+ *     so that the gateway's own processing can be told apart from the hop.
  *
  * Scenarios, all in one run:
- *   1. uncached, sequential (1 client): per-request latency, client→upstream vs client→gateway→upstream,
- *      median of rounds (each round: N requests after warm-up), p50 and p99, and the difference;
- *   2. uncached, C concurrent clients: p50/p99 and requests/s, direct vs via gateway;
- *   3. cache hit, C concurrent clients: requests/s of the gateway answering X-Cache: HIT next to a bare
- *      node:http server answering the same bytes.
+ *   1. uncached, sequential (1 client): per-request latency of client→upstream, client→proxy→upstream
+ *      and client→gateway→upstream; median of rounds (each round: N requests per side after warm-up);
+ *      p50 and p99, and the difference to direct (the llm-gateway-bench method);
+ *   2. uncached, C concurrent clients: p50/p99 and requests/s of the same three paths;
+ *   3. cache hit, C concurrent clients: the gateway answering X-Cache: HIT next to a bare node:http
+ *      server answering the same bytes.
+ * Besides latency, each batch records the CPU time each server process spent per request (from
+ * /proc, Linux only) and how much CPU other processes on the machine used meanwhile.
  *
  * Every loop is bounded in count and in time, and a watchdog ends the run if it overstays.
  *
  *   npm run bench                              # full run (~1.5 min)
- *   npm run bench -- --quick                   # smoke run (a few seconds)
+ *   npm run bench -- --quick                   # smoke run (a few seconds; JSON under bench/results/quick.tmp/)
  *   npm run bench -- --profile                 # also write V8 CPU profiles of the gateway children
  *                                              # (figures are then slower: profiling costs CPU)
+ *   node dist/bench/cpuprofile-summary.js bench/results/cpuprofile.tmp/gateway-uncached.cpuprofile
  *
  * Flags: --rounds R (5) --n N (2000) --warmup W (1000) --concurrency C (64) --duration-ms D (4000)
  *        --concurrent-rounds K (3) --max-seconds S (170) --out FILE (bench/results/overhead.json)
  *        --profile [--profile-dir DIR (bench/results/cpuprofile.tmp)] --quick
+ *        --gateway-node-options='--perf-basic-prof' (extra node options for the gateway children, e.g. for
+ *          `perf record -g -p <gateway pid>`)
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
@@ -82,14 +90,19 @@ function upstreamReplyBytes(): Buffer {
   );
 }
 
-/**
- * A bare node:http server: reads the request body, then answers the same precomputed bytes. POST
- * only, any path given in `paths` (or any path when empty).
- */
-function startFixedServer(body: Buffer, paths: string[]): Promise<http.Server> {
+function listen(server: http.Server): Promise<number> {
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, HOST, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** A bare node:http server: reads the request body, then answers the same precomputed bytes. */
+function fixedServer(body: Buffer): http.Server {
   const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) };
-  const server = http.createServer((req, res) => {
-    if (req.method !== 'POST' || (paths.length > 0 && !paths.includes(req.url ?? ''))) {
+  return http.createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== SEARCH_PATH) {
       res.writeHead(404).end();
       return;
     }
@@ -99,14 +112,30 @@ function startFixedServer(body: Buffer, paths: string[]): Promise<http.Server> {
       res.end(body);
     });
   });
-  server.keepAliveTimeout = 65_000;
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, HOST, () => resolve(server));
-  });
 }
 
-function exitWhenOrphaned(onStop: () => Promise<void> | void) {
+/** The control: the least a Node proxy can do — buffer the request, forward it, pass the reply bytes back. */
+function passThroughProxy(upstreamUrl: string): { server: http.Server; pool: Pool } {
+  const pool = new Pool(upstreamUrl, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 });
+  const upstreamHeaders = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      pool
+        .request({ path: SEARCH_PATH, method: 'POST', headers: upstreamHeaders, body: Buffer.concat(chunks) })
+        .then(async (reply) => {
+          const body = Buffer.from(await reply.body.arrayBuffer());
+          res.writeHead(reply.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) });
+          res.end(body);
+        })
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  return { server, pool };
+}
+
+function exitOnStop(onStop: () => Promise<unknown> | void) {
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -126,21 +155,32 @@ function exitWhenOrphaned(onStop: () => Promise<void> | void) {
 }
 
 async function runUpstream() {
-  const servers: http.Server[] = [await startFixedServer(upstreamReplyBytes(), [SEARCH_PATH])];
+  const servers = [fixedServer(upstreamReplyBytes())];
+  const port = await listen(servers[0]!);
   process.on('message', async (message: ParentMessage) => {
     if (message.type !== 'serve-bytes') return;
-    const bare = await startFixedServer(Buffer.from(message.body, 'utf8'), [SEARCH_PATH]);
+    const bare = fixedServer(Buffer.from(message.body, 'utf8'));
     servers.push(bare);
-    send({ type: 'ready', role: 'bare', port: (bare.address() as AddressInfo).port });
+    send({ type: 'ready', role: 'bare', port: await listen(bare) });
   });
-  exitWhenOrphaned(() => {
+  exitOnStop(() => {
     for (const server of servers) server.closeAllConnections();
   });
-  send({ type: 'ready', role: 'upstream', port: (servers[0]!.address() as AddressInfo).port });
+  send({ type: 'ready', role: 'upstream', port });
+}
+
+async function runProxy(upstreamUrl: string) {
+  const { server, pool } = passThroughProxy(upstreamUrl);
+  const port = await listen(server);
+  exitOnStop(() => {
+    server.closeAllConnections();
+    return pool.destroy();
+  });
+  send({ type: 'ready', role: 'proxy', port });
 }
 
 async function runGateway(upstreamUrl: string, cacheEnabled: boolean) {
-  // Imported here so that the client and upstream processes never load the gateway's modules.
+  // Imported here so that the other processes never load the gateway's modules.
   const { resolveConfig } = await import('../src/config/load.js');
   const { createGateway } = await import('../src/server/app.js');
   const { createLogger } = await import('../src/server/logger.js');
@@ -157,17 +197,17 @@ async function runGateway(upstreamUrl: string, cacheEnabled: boolean) {
   );
   const gateway = createGateway({ config, logger: createLogger('silent') });
   const address = await gateway.listen(0, HOST);
-  exitWhenOrphaned(() => gateway.close(200));
+  exitOnStop(() => gateway.close(200));
   send({ type: 'ready', role: cacheEnabled ? 'gateway-cached' : 'gateway-uncached', port: address.port });
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Client side: process management
+// Client side: processes and CPU accounting
 // ---------------------------------------------------------------------------------------------------
 
 interface Child {
   process: ChildProcess;
-  port: number;
+  pid: number;
   url: string;
   stop(): Promise<void>;
   waitFor(role: string): Promise<number>;
@@ -208,12 +248,63 @@ function startChild(args: string[], role: string, execArgv: string[] = []): Prom
       if (child.connected) child.send({ type: 'stop' } satisfies ParentMessage);
       else child.kill('SIGTERM');
     });
-  return waitFor(role).then((port) => ({ process: child, port, url: `http://${HOST}:${port}`, stop, waitFor }));
+  return waitFor(role).then((port) => ({ process: child, pid: child.pid!, url: `http://${HOST}:${port}`, stop, waitFor }));
 }
 
 function killChildren() {
   for (const child of children) child.kill('SIGKILL');
 }
+
+/** Linux clock ticks (USER_HZ), as /proc reports CPU time. */
+const TICK_MS = 10;
+
+/** CPU time (user, system) a process has used so far, in ms; null where /proc is unavailable. */
+function processCpu(pid: number): { userMs: number; sysMs: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { userMs: Number(fields[11]) * TICK_MS, sysMs: Number(fields[12]) * TICK_MS };
+  } catch {
+    return null;
+  }
+}
+
+function processCpuMs(pid: number): number | null {
+  const cpu = processCpu(pid);
+  return cpu && cpu.userMs + cpu.sysMs;
+}
+
+/** CPU time the whole machine has spent busy so far (all CPUs), in ms; null where /proc is unavailable. */
+function machineBusyMs(): number | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+    return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU used by the machine, by us (client + children) and by everyone else, over a stretch of time. */
+function cpuMeter() {
+  const ours = () => [process.pid, ...[...children].map((child) => child.pid!)].reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0);
+  const start = { wall: performance.now(), machine: machineBusyMs(), ours: ours() };
+  return () => {
+    const wallMs = performance.now() - start.wall;
+    const machine = machineBusyMs();
+    if (machine === null || start.machine === null) return null;
+    const busy = machine - start.machine;
+    const bench = ours() - start.ours;
+    return {
+      wallMs: Math.round(wallMs),
+      machineCores: round2(busy / wallMs),
+      benchCores: round2(bench / wallMs),
+      otherCores: round2(Math.max(0, busy - bench) / wallMs),
+    };
+  };
+}
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
 
 // ---------------------------------------------------------------------------------------------------
 // Client side: measurement
@@ -221,9 +312,11 @@ function killChildren() {
 
 interface Target {
   label: string;
-  /** For progress lines. */
-  short: string;
+  /** For progress lines and JSON keys. */
+  key: string;
   origin: string;
+  /** The process that answers the client (its CPU per request is recorded). */
+  serverPid: number;
   /** X-Cache value every reply must carry (gateway targets only). */
   expectCache?: string;
 }
@@ -236,6 +329,12 @@ interface Sample {
   p99: number;
   mean: number;
   rps: number;
+  /** CPU time (user + system) the answering process spent per request, in µs (null without /proc). */
+  serverCpuUs: number | null;
+  /** Of which in the kernel (system time): syscalls, loopback TCP. */
+  serverSysUs: number | null;
+  /** CPU time this client process spent per request, in µs. */
+  clientCpuUs: number;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -244,23 +343,9 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank))]!;
 }
 
-function summarize(latencies: Float64Array, count: number, errors: number, elapsedMs: number): Sample {
-  const sorted = latencies.slice(0, count).sort();
-  let sum = 0;
-  for (const value of sorted) sum += value;
-  return {
-    count,
-    errors,
-    elapsedMs,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    mean: count ? sum / count : NaN,
-    rps: count / (elapsedMs / 1000),
-  };
-}
-
 const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
@@ -275,13 +360,15 @@ async function oneRequest(pool: Pool, target: Target): Promise<boolean> {
 
 /**
  * `workers` loops issuing requests back to back on `pool`, until `maxRequests` were issued or
- * `maxMs` passed, whichever first. Latency is measured per request on the client.
+ * `maxMs` passed, whichever comes first. Latency is measured per request on the client.
  */
 async function load(pool: Pool, target: Target, workers: number, maxRequests: number, maxMs: number): Promise<Sample> {
   const latencies = new Float64Array(maxRequests);
   let issued = 0;
   let done = 0;
   let errors = 0;
+  const serverCpuBefore = processCpu(target.serverPid);
+  const clientCpuBefore = process.cpuUsage();
   const started = performance.now();
   const endAt = started + maxMs;
   const worker = async () => {
@@ -300,20 +387,43 @@ async function load(pool: Pool, target: Target, workers: number, maxRequests: nu
     }
   };
   await Promise.all(Array.from({ length: workers }, worker));
-  return summarize(latencies, done, errors, performance.now() - started);
+  const elapsedMs = performance.now() - started;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const serverCpuAfter = processCpu(target.serverPid);
+  const sorted = latencies.slice(0, done).sort();
+  let sum = 0;
+  for (const value of sorted) sum += value;
+  return {
+    count: done,
+    errors,
+    elapsedMs,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: done ? sum / done : NaN,
+    rps: done / (elapsedMs / 1000),
+    serverCpuUs:
+      serverCpuBefore && serverCpuAfter && done
+        ? ((serverCpuAfter.userMs + serverCpuAfter.sysMs - serverCpuBefore.userMs - serverCpuBefore.sysMs) * 1000) / done
+        : null,
+    serverSysUs: serverCpuBefore && serverCpuAfter && done ? ((serverCpuAfter.sysMs - serverCpuBefore.sysMs) * 1000) / done : null,
+    clientCpuUs: done ? (clientCpu.user + clientCpu.system) / done : NaN,
+  };
 }
 
 function newPool(origin: string, connections: number): Pool {
   return new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
 }
 
-/** Checks a target answers as expected before it is measured; returns the reply body. */
+/** Checks that a target answers as expected before it is measured; returns the reply body. */
 async function probe(target: Target): Promise<string> {
   const pool = newPool(target.origin, 1);
   try {
     const response = await pool.request({ path: SEARCH_PATH, method: 'POST', headers: REQUEST_HEADERS, body: REQUEST_BODY });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`${target.label}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+    if (target.expectCache !== undefined && response.headers['x-cache'] !== target.expectCache) {
+      throw new Error(`${target.label}: X-Cache ${String(response.headers['x-cache'])}, expected ${target.expectCache}`);
+    }
     const parsed = JSON.parse(text) as { code?: number; data?: { webPages?: { value?: unknown[] } } };
     if (parsed.code !== 200 || parsed.data?.webPages?.value?.length !== 10) {
       throw new Error(`${target.label}: unexpected reply ${text.slice(0, 300)}`);
@@ -321,6 +431,67 @@ async function probe(target: Target): Promise<string> {
     return text;
   } finally {
     await pool.close();
+  }
+}
+
+/** Median over rounds of each figure, per target. */
+function summarizeRounds(targets: Target[], rounds: Array<Record<string, Sample>>) {
+  return Object.fromEntries(
+    targets.map((target) => {
+      const of = (pick: (sample: Sample) => number | null) => median(rounds.map((round) => pick(round[target.key]!) ?? NaN));
+      return [
+        target.key,
+        {
+          label: target.label,
+          p50: of((s) => s.p50),
+          p99: of((s) => s.p99),
+          mean: of((s) => s.mean),
+          rps: of((s) => s.rps),
+          serverCpuUs: of((s) => s.serverCpuUs),
+          serverSysUs: of((s) => s.serverSysUs),
+          clientCpuUs: of((s) => s.clientCpuUs),
+          requests: rounds.reduce((sum, round) => sum + round[target.key]!.count, 0),
+          errors: rounds.reduce((sum, round) => sum + round[target.key]!.errors, 0),
+        },
+      ];
+    }),
+  ) as Record<string, { label: string; p50: number; p99: number; mean: number; rps: number; serverCpuUs: number; serverSysUs: number; clientCpuUs: number; requests: number; errors: number }>;
+}
+
+/**
+ * Rounds of batches, one batch per target per round; the order rotates every round so that slow
+ * drift of the machine favours no side.
+ */
+async function rounds(
+  targets: Target[],
+  options: { rounds: number; workers: number; maxRequests: number; maxMs: number; warmupRequests: number; warmupMs: number },
+  log: (line: string) => void,
+  name: string,
+) {
+  const pools = new Map(targets.map((target) => [target.key, newPool(target.origin, options.workers)]));
+  try {
+    for (const target of targets) await load(pools.get(target.key)!, target, options.workers, options.warmupRequests, options.warmupMs);
+    const results: Array<Record<string, Sample>> = [];
+    for (let round = 0; round < options.rounds; round++) {
+      const result: Record<string, Sample> = {};
+      for (let i = 0; i < targets.length; i++) {
+        const target = targets[(i + round) % targets.length]!;
+        result[target.key] = await load(pools.get(target.key)!, target, options.workers, options.maxRequests, options.maxMs);
+      }
+      results.push(result);
+      log(
+        `  ${name} round ${round + 1}: ` +
+          targets
+            .map((t) => {
+              const s = result[t.key]!;
+              return `${t.key} p50 ${ms(s.p50)} p99 ${ms(s.p99)} ms ${rps(s.rps)} req/s`;
+            })
+            .join(' | '),
+      );
+    }
+    return { summary: summarizeRounds(targets, results), perRound: results };
+  } finally {
+    await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
 }
 
@@ -339,12 +510,12 @@ interface Options {
   out: string;
   profile: boolean;
   profileDir: string;
+  gatewayNodeOptions: string[];
 }
 
 function readOptions(): Options {
   const { values } = parseArgs({
     options: {
-      role: { type: 'string' },
       rounds: { type: 'string' },
       n: { type: 'string' },
       warmup: { type: 'string' },
@@ -355,6 +526,7 @@ function readOptions(): Options {
       out: { type: 'string' },
       profile: { type: 'boolean', default: false },
       'profile-dir': { type: 'string' },
+      'gateway-node-options': { type: 'string' },
       quick: { type: 'boolean', default: false },
     },
     strict: true,
@@ -377,39 +549,39 @@ function readOptions(): Options {
     out: resolve(values.out ?? (quick ? 'bench/results/quick.tmp/overhead.json' : 'bench/results/overhead.json')),
     profile: values.profile === true,
     profileDir: resolve(values['profile-dir'] ?? 'bench/results/cpuprofile.tmp'),
+    gatewayNodeOptions: (values['gateway-node-options'] ?? '').split(/\s+/).filter(Boolean),
   };
 }
 
 function machine() {
-  const cpuinfo = (() => {
-    try {
-      return readFileSync('/proc/cpuinfo', 'utf8');
-    } catch {
-      return '';
-    }
-  })();
-  const cpuModel = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
-  const commit = (() => {
-    try {
-      return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    } catch {
-      return null;
-    }
-  })();
+  let cpuinfo = '';
+  try {
+    cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {
+    // not Linux
+  }
+  let commit: string | null = null;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    // not a checkout
+  }
   return {
     nproc: os.availableParallelism(),
-    cpuModel,
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown',
     memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    loadAverage: os.loadavg().map((value) => Math.round(value * 100) / 100),
+    loadAverage: os.loadavg().map(round2),
     commit,
   };
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : 'n/a');
 const rps = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
-const signedMs = (value: number) => `${value >= 0 ? '+' : ''}${ms(value)}`;
+const us = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
+const cpuCell = (sample: { serverCpuUs: number; serverSysUs: number }) => `${us(sample.serverCpuUs)} (${us(sample.serverSysUs)})`;
+const signedMs = (value: number) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${ms(value)}` : 'n/a');
 
 async function runClient() {
   const options = readOptions();
@@ -426,104 +598,94 @@ async function runClient() {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   log(`bench: ${before.nproc} CPUs (${before.cpuModel}), Node ${before.node}, load ${before.loadAverage.join(' ')}`);
 
-  const upstream = await startChild(['--role', 'upstream'], 'upstream');
-  const profileArgs = (name: string) =>
-    options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', `${name}.cpuprofile`] : [];
+  const profileArgs = (name: string) => [
+    ...options.gatewayNodeOptions,
+    ...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', `${name}.cpuprofile`] : []),
+  ];
   if (options.profile) mkdirSync(options.profileDir, { recursive: true });
+
+  const upstream = await startChild(['--role', 'upstream'], 'upstream');
+  const proxy = await startChild(['--role', 'proxy', '--upstream', upstream.url], 'proxy');
   const gateway = await startChild(
     ['--role', 'gateway', '--upstream', upstream.url, '--cache', 'off'],
     'gateway-uncached',
     profileArgs('gateway-uncached'),
   );
 
-  const direct: Target = { label: 'direct (client → upstream)', short: 'direct', origin: upstream.url };
-  const viaGateway: Target = { label: 'via gateway (client → gateway → upstream)', short: 'gateway', origin: gateway.url, expectCache: 'BYPASS' };
-  await probe(direct);
-  await probe(viaGateway);
+  const direct: Target = { key: 'direct', label: 'direct: client → upstream', origin: upstream.url, serverPid: upstream.pid };
+  const viaProxy: Target = { key: 'proxy', label: 'control: client → bare Node proxy → upstream', origin: proxy.url, serverPid: proxy.pid };
+  const viaGateway: Target = {
+    key: 'gateway',
+    label: 'client → searchgate → upstream',
+    origin: gateway.url,
+    serverPid: gateway.pid,
+    expectCache: 'BYPASS',
+  };
+  const uncachedTargets = [direct, viaProxy, viaGateway];
+  for (const target of uncachedTargets) await probe(target);
 
   // 1. Uncached, sequential: median of rounds.
-  log(`bench: uncached sequential: ${options.rounds} rounds × ${options.n} requests (warm-up ${options.warmup})`);
-  const seqPools = { direct: newPool(direct.origin, 1), gateway: newPool(viaGateway.origin, 1) };
-  const seqBudgetMs = 20_000; // per batch; a batch that hits it is reported with fewer requests
-  await load(seqPools.direct, direct, 1, options.warmup, seqBudgetMs);
-  await load(seqPools.gateway, viaGateway, 1, options.warmup, seqBudgetMs);
-  const seqRounds: Array<{ direct: Sample; gateway: Sample }> = [];
-  for (let round = 0; round < options.rounds; round++) {
-    // Alternate which side goes first, so that slow drift of the machine does not favour one side.
-    const first = round % 2 === 0 ? 'direct' : 'gateway';
-    const result = {} as { direct: Sample; gateway: Sample };
-    for (const side of first === 'direct' ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
-      result[side] = await load(seqPools[side], side === 'direct' ? direct : viaGateway, 1, options.n, seqBudgetMs);
-    }
-    seqRounds.push(result);
-    log(
-      `  round ${round + 1}: direct p50 ${ms(result.direct.p50)} p99 ${ms(result.direct.p99)} | ` +
-        `gateway p50 ${ms(result.gateway.p50)} p99 ${ms(result.gateway.p99)} ms`,
-    );
-  }
-  await Promise.all([seqPools.direct.close(), seqPools.gateway.close()]);
+  log(`bench: uncached sequential: ${options.rounds} rounds × ${options.n} requests per path (warm-up ${options.warmup})`);
+  let meter = cpuMeter();
+  const seq = await rounds(
+    uncachedTargets,
+    { rounds: options.rounds, workers: 1, maxRequests: options.n, maxMs: 20_000, warmupRequests: options.warmup, warmupMs: 20_000 },
+    log,
+    'sequential',
+  );
+  const seqCpu = meter();
+  const seqAdded = (key: string) => ({
+    p50: seq.summary[key]!.p50 - seq.summary.direct!.p50,
+    p99: seq.summary[key]!.p99 - seq.summary.direct!.p99,
+    /** Per round, then the median: robust to a round where one side was disturbed. */
+    p50MedianOfRoundDeltas: median(seq.perRound.map((round) => round[key]!.p50 - round.direct!.p50)),
+  });
   const sequential = {
     rounds: options.rounds,
     requestsPerRound: options.n,
     warmup: options.warmup,
-    direct: { p50: median(seqRounds.map((r) => r.direct.p50)), p99: median(seqRounds.map((r) => r.direct.p99)) },
-    gateway: { p50: median(seqRounds.map((r) => r.gateway.p50)), p99: median(seqRounds.map((r) => r.gateway.p99)) },
-    added: { p50: 0, p99: 0 },
-    addedPerRound: seqRounds.map((r) => ({ p50: r.gateway.p50 - r.direct.p50, p99: r.gateway.p99 - r.direct.p99 })),
-    errors: seqRounds.reduce((sum, r) => sum + r.direct.errors + r.gateway.errors, 0),
-    perRound: seqRounds,
-  };
-  sequential.added = { p50: sequential.gateway.p50 - sequential.direct.p50, p99: sequential.gateway.p99 - sequential.direct.p99 };
-
-  // 2 and 3. Concurrent: median of rounds of fixed duration (bounded by count too).
-  const maxConcurrentRequests = 2_000_000;
-  const concurrentPair = async (a: Target, b: Target, name: string) => {
-    const pools = [newPool(a.origin, options.concurrency), newPool(b.origin, options.concurrency)] as const;
-    const warmupMs = Math.min(1000, options.durationMs);
-    await load(pools[0], a, options.concurrency, maxConcurrentRequests, warmupMs);
-    await load(pools[1], b, options.concurrency, maxConcurrentRequests, warmupMs);
-    const rounds: Array<[Sample, Sample]> = [];
-    for (let round = 0; round < options.concurrentRounds; round++) {
-      const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      const pair: Sample[] = [];
-      for (const i of order) {
-        pair[i] = await load(pools[i as 0 | 1], i === 0 ? a : b, options.concurrency, maxConcurrentRequests, options.durationMs);
-      }
-      rounds.push([pair[0]!, pair[1]!]);
-      log(
-        `  ${name} round ${round + 1}: ${a.short} ${rps(pair[0]!.rps)} req/s p50 ${ms(pair[0]!.p50)} p99 ${ms(pair[0]!.p99)} | ` +
-          `${b.short} ${rps(pair[1]!.rps)} req/s p50 ${ms(pair[1]!.p50)} p99 ${ms(pair[1]!.p99)}`,
-      );
-    }
-    await Promise.all(pools.map((pool) => pool.close()));
-    const side = (i: 0 | 1) => ({
-      p50: median(rounds.map((r) => r[i].p50)),
-      p99: median(rounds.map((r) => r[i].p99)),
-      rps: median(rounds.map((r) => r[i].rps)),
-      requests: rounds.reduce((sum, r) => sum + r[i].count, 0),
-      errors: rounds.reduce((sum, r) => sum + r[i].errors, 0),
-    });
-    return { baseline: side(0), gateway: side(1), perRound: rounds };
+    paths: seq.summary,
+    added: { proxy: seqAdded('proxy'), gateway: seqAdded('gateway') },
+    cpu: seqCpu,
+    perRound: seq.perRound,
   };
 
-  log(`bench: uncached, ${options.concurrency} concurrent clients: ${options.concurrentRounds} rounds × ${options.durationMs} ms per side`);
-  const concurrent = await concurrentPair(direct, viaGateway, 'uncached');
-  await gateway.stop();
+  // 2. Uncached, concurrent.
+  log(`bench: uncached, ${options.concurrency} concurrent clients: ${options.concurrentRounds} rounds × ${options.durationMs} ms per path`);
+  const concurrentOptions = {
+    rounds: options.concurrentRounds,
+    workers: options.concurrency,
+    maxRequests: 1_000_000,
+    maxMs: options.durationMs,
+    warmupRequests: 1_000_000,
+    warmupMs: Math.min(1000, options.durationMs),
+  };
+  meter = cpuMeter();
+  const conc = await rounds(uncachedTargets, concurrentOptions, log, 'uncached');
+  const concurrent = { clients: options.concurrency, paths: conc.summary, cpu: meter(), perRound: conc.perRound };
+  await Promise.all([gateway.stop(), proxy.stop()]);
 
-  log(`bench: cache hit, ${options.concurrency} concurrent clients: ${options.concurrentRounds} rounds × ${options.durationMs} ms per side`);
+  // 3. Cache hit, concurrent.
+  log(`bench: cache hit, ${options.concurrency} concurrent clients: ${options.concurrentRounds} rounds × ${options.durationMs} ms per server`);
   const cachedGateway = await startChild(
     ['--role', 'gateway', '--upstream', upstream.url, '--cache', 'on'],
     'gateway-cached',
     profileArgs('gateway-cached'),
   );
-  const cacheTarget: Target = { label: 'gateway (X-Cache: HIT)', short: 'gateway-hit', origin: cachedGateway.url, expectCache: 'HIT' };
-  await probe({ ...cacheTarget, expectCache: 'MISS' }); // fills the cache
-  const hitBytes = await probe(cacheTarget);
+  const hit: Target = { key: 'gatewayHit', label: 'searchgate, X-Cache: HIT', origin: cachedGateway.url, serverPid: cachedGateway.pid, expectCache: 'HIT' };
+  await probe({ ...hit, expectCache: 'MISS' }); // fills the cache
+  const hitBytes = await probe(hit);
   upstream.process.send({ type: 'serve-bytes', body: hitBytes } satisfies ParentMessage);
-  const bare: Target = { label: 'bare node:http (same bytes)', short: 'bare', origin: `http://${HOST}:${await upstream.waitFor('bare')}` };
-  const bareBytes = await probe(bare);
-  if (bareBytes !== hitBytes) throw new Error('bare server does not answer the gateway reply bytes');
-  const cacheHit = await concurrentPair(bare, cacheTarget, 'cache-hit');
+  const bare: Target = {
+    key: 'bare',
+    label: 'bare node:http, same reply bytes',
+    origin: `http://${HOST}:${await upstream.waitFor('bare')}`,
+    serverPid: upstream.pid,
+  };
+  if ((await probe(bare)) !== hitBytes) throw new Error('the bare server does not answer the gateway reply bytes');
+  meter = cpuMeter();
+  const cached = await rounds([bare, hit], concurrentOptions, log, 'cache-hit');
+  const cacheHit = { clients: options.concurrency, servers: cached.summary, cpu: meter(), perRound: cached.perRound };
   await cachedGateway.stop();
   await upstream.stop();
 
@@ -535,58 +697,64 @@ async function runClient() {
     command: `node dist/bench/overhead.js ${process.argv.slice(2).join(' ')}`.trim(),
     machine: { ...before, loadAverageAfter: after.loadAverage },
     setup: {
-      processes: 'client (this process, undici Pool keep-alive), gateway child, upstream child; loopback 127.0.0.1',
-      request: { method: 'POST', path: SEARCH_PATH, body: REQUEST_BODY, authorization: 'Bearer <key>' },
+      processes: 'client (this process; undici Pool, keep-alive), upstream child, bare-proxy child, gateway child; 127.0.0.1',
+      request: { method: 'POST', path: SEARCH_PATH, body: REQUEST_BODY, headers: 'Authorization: Bearer <key>, Content-Type: application/json' },
       upstreamReplyBytes: upstreamReplyBytes().length,
       gatewayReplyBytes: Buffer.byteLength(hitBytes),
-      gatewayConfig: { provider: 'searchgate-compatible', logging: 'silent', authKeys: 1, cacheUncached: false, cacheHit: true },
+      gateway: { provider: 'searchgate-compatible', logging: 'silent', authKeys: 1, cache: { uncachedScenarios: false, cacheHitScenario: true } },
+      units: 'latency in ms; serverCpuUs/clientCpuUs: CPU µs per request; cpu.*Cores: average CPUs busy during the phase',
     },
-    options: { ...options, out: undefined, profileDir: options.profile ? options.profileDir : undefined },
+    options: { ...options, out: relative(process.cwd(), options.out), profileDir: options.profile ? relative(process.cwd(), options.profileDir) : undefined },
     sequential,
-    concurrent: { clients: options.concurrency, ...concurrent },
-    cacheHit: { clients: options.concurrency, ...cacheHit },
+    concurrent,
+    cacheHit,
   };
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
 
+  const s = sequential;
+  const sp = sequential.paths;
   const c = concurrent;
+  const cp = concurrent.paths;
   const h = cacheHit;
+  const hs = cacheHit.servers;
+  const other = (cpu: ReturnType<ReturnType<typeof cpuMeter>>) => (cpu ? `${cpu.otherCores}` : 'n/a');
   const lines = [
     `### Gateway overhead — ${startedAt.toISOString()}`,
     '',
-    `Machine: ${before.nproc} CPUs (${before.cpuModel}), ${before.memoryGiB} GiB, Node ${before.node}, ` +
-      `load average ${before.loadAverage.join(' ')} (after: ${after.loadAverage.join(' ')})`,
+    `Machine: ${before.nproc} CPUs (${before.cpuModel}), ${before.memoryGiB} GiB, Node ${before.node}; ` +
+      `load average at start ${before.loadAverage.join(' ')}, at end ${after.loadAverage.join(' ')}. ` +
+      `CPUs used by other processes meanwhile: ${other(s.cpu)} (sequential), ${other(c.cpu)} (uncached concurrent), ${other(h.cpu)} (cache hit).`,
     '',
-    `**Uncached, sequential** (1 client, median of ${options.rounds} rounds × ${options.n} requests, ${options.warmup} warm-up)`,
+    `**Uncached, sequential** — 1 client, median of ${options.rounds} rounds × ${options.n} requests per path, after ${options.warmup} warm-up requests`,
     '',
-    '| path | p50 (ms) | p99 (ms) |',
-    '|---|---:|---:|',
-    `| ${direct.label} | ${ms(sequential.direct.p50)} | ${ms(sequential.direct.p99)} |`,
-    `| ${viaGateway.label} | ${ms(sequential.gateway.p50)} | ${ms(sequential.gateway.p99)} |`,
-    `| **added by the gateway** | **${signedMs(sequential.added.p50)}** | **${signedMs(sequential.added.p99)}** |`,
+    '| path | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | server CPU µs/req (kernel) |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| ${direct.label} | ${ms(sp.direct!.p50)} | ${ms(sp.direct!.p99)} | — | — | ${cpuCell(sp.direct!)} (upstream) |`,
+    `| ${viaProxy.label} | ${ms(sp.proxy!.p50)} | ${ms(sp.proxy!.p99)} | ${signedMs(s.added.proxy.p50)} | ${signedMs(s.added.proxy.p99)} | ${cpuCell(sp.proxy!)} (proxy) |`,
+    `| **${viaGateway.label}** | ${ms(sp.gateway!.p50)} | ${ms(sp.gateway!.p99)} | **${signedMs(s.added.gateway.p50)}** | **${signedMs(s.added.gateway.p99)}** | ${cpuCell(sp.gateway!)} (gateway) |`,
     '',
-    `**Uncached, ${options.concurrency} concurrent clients** (keep-alive, median of ${options.concurrentRounds} rounds × ${options.durationMs / 1000} s)`,
+    `**Uncached, ${options.concurrency} concurrent clients** — keep-alive, median of ${options.concurrentRounds} rounds × ${options.durationMs / 1000} s per path`,
     '',
-    '| path | p50 (ms) | p99 (ms) | req/s |',
-    '|---|---:|---:|---:|',
-    `| ${direct.label} | ${ms(c.baseline.p50)} | ${ms(c.baseline.p99)} | ${rps(c.baseline.rps)} |`,
-    `| ${viaGateway.label} | ${ms(c.gateway.p50)} | ${ms(c.gateway.p99)} | ${rps(c.gateway.rps)} |`,
-    `| **added / ratio** | **${signedMs(c.gateway.p50 - c.baseline.p50)}** | **${signedMs(c.gateway.p99 - c.baseline.p99)}** | ${(c.gateway.rps / c.baseline.rps).toFixed(2)}× |`,
+    '| path | p50 (ms) | p99 (ms) | req/s | added p50 (ms) | server CPU µs/req (kernel) |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| ${direct.label} | ${ms(cp.direct!.p50)} | ${ms(cp.direct!.p99)} | ${rps(cp.direct!.rps)} | — | ${cpuCell(cp.direct!)} |`,
+    `| ${viaProxy.label} | ${ms(cp.proxy!.p50)} | ${ms(cp.proxy!.p99)} | ${rps(cp.proxy!.rps)} | ${signedMs(cp.proxy!.p50 - cp.direct!.p50)} | ${cpuCell(cp.proxy!)} |`,
+    `| **${viaGateway.label}** | ${ms(cp.gateway!.p50)} | ${ms(cp.gateway!.p99)} | ${rps(cp.gateway!.rps)} | ${signedMs(cp.gateway!.p50 - cp.direct!.p50)} | ${cpuCell(cp.gateway!)} |`,
     '',
-    `**Cache hit, ${options.concurrency} concurrent clients** (same reply bytes, ${Buffer.byteLength(hitBytes)} B; median of ${options.concurrentRounds} rounds × ${options.durationMs / 1000} s)`,
+    `**Cache hit, ${options.concurrency} concurrent clients** — same ${Buffer.byteLength(hitBytes)}-byte reply; median of ${options.concurrentRounds} rounds × ${options.durationMs / 1000} s per server`,
     '',
-    '| server | p50 (ms) | p99 (ms) | req/s |',
-    '|---|---:|---:|---:|',
-    `| ${bare.label} | ${ms(h.baseline.p50)} | ${ms(h.baseline.p99)} | ${rps(h.baseline.rps)} |`,
-    `| ${cacheTarget.label} | ${ms(h.gateway.p50)} | ${ms(h.gateway.p99)} | ${rps(h.gateway.rps)} |`,
-    `| **gateway / bare** | | | ${(h.gateway.rps / h.baseline.rps).toFixed(2)}× |`,
+    '| server | p50 (ms) | p99 (ms) | req/s | server CPU µs/req (kernel) |',
+    '|---|---:|---:|---:|---:|',
+    `| ${bare.label} | ${ms(hs.bare!.p50)} | ${ms(hs.bare!.p99)} | ${rps(hs.bare!.rps)} | ${cpuCell(hs.bare!)} |`,
+    `| **${hit.label}** | ${ms(hs.gatewayHit!.p50)} | ${ms(hs.gatewayHit!.p99)} | ${rps(hs.gatewayHit!.rps)} (${(hs.gatewayHit!.rps / hs.bare!.rps).toFixed(2)}× bare) | ${cpuCell(hs.gatewayHit!)} |`,
     '',
-    `Errors: sequential ${sequential.errors}, uncached concurrent ${c.baseline.errors + c.gateway.errors}, cache hit ${h.baseline.errors + h.gateway.errors}. ` +
-      `Run took ${result.durationSeconds} s. JSON: ${options.out}` +
-      (options.profile ? `. CPU profiles of the gateway children: ${options.profileDir}` : ''),
+    `Errors: ${sp.direct!.errors + sp.proxy!.errors + sp.gateway!.errors} sequential, ` +
+      `${cp.direct!.errors + cp.proxy!.errors + cp.gateway!.errors} uncached concurrent, ${hs.bare!.errors + hs.gatewayHit!.errors} cache hit. ` +
+      `Run took ${result.durationSeconds} s. JSON: ${relative(process.cwd(), options.out)}` +
+      (options.profile ? `. CPU profiles of the gateway children: ${relative(process.cwd(), options.profileDir)}/` : ''),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  clearTimeout(watchdog);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -600,6 +768,9 @@ try {
   switch (roleArgs.role) {
     case 'upstream':
       await runUpstream();
+      break;
+    case 'proxy':
+      await runProxy(String(roleArgs.upstream));
       break;
     case 'gateway':
       await runGateway(String(roleArgs.upstream), roleArgs.cache === 'on');

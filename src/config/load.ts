@@ -91,6 +91,11 @@ export function resolveConfig(
     chain.forEach((name, i) => requireProvider(`rerank.models.${model}.chain[${i}]`, name, 'rerank'));
   }
 
+  const { defaultModel, models } = config.rerank;
+  if (defaultModel !== undefined && !(defaultModel in models)) {
+    throw new ConfigError(`config key rerank.defaultModel: no model named "${defaultModel}" under rerank.models`);
+  }
+
   const envKeys = (env.SEARCHGATE_API_KEYS ?? '')
     .split(',')
     .map((key) => key.trim())

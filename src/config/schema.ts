@@ -86,7 +86,7 @@ export const configSchema = {
       default: {},
       additionalProperties: false,
       properties: {
-        defaultModel: { type: 'string', default: 'service-reranker-v1' },
+        defaultModel: { type: 'string', minLength: 1 },
         maxDocuments: { type: 'integer', minimum: 1, default: 1000 },
         models: {
           type: 'object',
@@ -140,7 +140,7 @@ export interface GatewayConfig {
   providers: Record<string, ProviderConfig>;
   search: { chain: string[]; overFetchFactor: number; maxPagesPerRequest: number };
   content: { chain: string[]; timeBudgetMs: number; concurrency: number };
-  rerank: { defaultModel: string; maxDocuments: number; models: Record<string, { chain: string[] }> };
+  rerank: { defaultModel?: string; maxDocuments: number; models: Record<string, { chain: string[] }> };
   cache: {
     enabled: boolean;
     maxBytes: number;

@@ -4,6 +4,7 @@
  * the ranking is best first with ties in document order.
  */
 import { ApiError } from '../api/errors.js';
+import { DEFAULT_RERANK_MODEL } from '../api/schemas.js';
 import type { RerankRequest } from '../api/validate.js';
 import type { Logger } from '../server/logger.js';
 import type { RerankProvider } from '../providers/types.js';
@@ -22,36 +23,46 @@ export interface RerankOutcome {
 }
 
 export class RerankGateway {
+  /** The model that the public alias service-reranker-v1 (and a request naming no model) means. */
+  readonly defaultModel: string | undefined;
+
   constructor(
     private readonly models: ReadonlyMap<string, readonly RerankProvider[]>,
+    configuredDefault: string | undefined,
     private readonly upstream: UpstreamCaller,
     private readonly logger: Logger,
-  ) {}
-
-  get modelIds(): string[] {
-    return [...this.models.keys()];
+  ) {
+    this.defaultModel = configuredDefault ?? (models.has(DEFAULT_RERANK_MODEL) ? DEFAULT_RERANK_MODEL : models.keys().next().value);
   }
 
-  /** 503 while no reranker is configured at all; 400 for a model id that is not one of ours. */
-  checkModel(model: string): void {
+  /** Model ids a client may send: the configured ones and the default alias. */
+  get modelIds(): string[] {
+    const ids = [...this.models.keys()];
+    return this.defaultModel !== undefined && !ids.includes(DEFAULT_RERANK_MODEL) ? [DEFAULT_RERANK_MODEL, ...ids] : ids;
+  }
+
+  /**
+   * The provider chain for a model id. 503 while no reranker is configured at all; 400 for a model
+   * id that is not one of ours.
+   */
+  resolveModel(model: string): { id: string; chain: readonly RerankProvider[] } {
     if (this.models.size === 0) {
       throw new ApiError(503, 'no rerank provider is configured on this gateway; add one under rerank.models in the config');
     }
-    if (!this.models.has(model)) {
-      throw new ApiError(400, `unknown model "${model}"; available: ${this.modelIds.join(', ')}`);
-    }
+    const id = this.models.has(model) ? model : model === DEFAULT_RERANK_MODEL ? this.defaultModel! : undefined;
+    if (id === undefined) throw new ApiError(400, `unknown model "${model}"; available: ${this.modelIds.join(', ')}`);
+    return { id, chain: this.models.get(id)! };
   }
 
   async rerank(request: RerankRequest, deadline: Deadline): Promise<RerankOutcome> {
-    this.checkModel(request.model);
-    const chain = this.models.get(request.model)!;
+    const { id: model, chain } = this.resolveModel(request.model);
     const unique = [...new Set(request.documents)];
     return firstThatAnswers(chain, 'rerank', deadline, this.logger, async (provider) => {
       const uniqueScores: number[] = [];
       for (let start = 0; start < unique.length; start += provider.capabilities.maxDocuments) {
         const batch = unique.slice(start, start + provider.capabilities.maxDocuments);
         const scores = await this.upstream.withRetries(provider.name, 'rerank', deadline, () =>
-          provider.rerank({ model: request.model, query: request.query, documents: batch, signal: deadline.signal }),
+          provider.rerank({ model, query: request.query, documents: batch, signal: deadline.signal }),
         );
         uniqueScores.push(...scores);
       }

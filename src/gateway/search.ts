@@ -36,6 +36,7 @@ export interface SearchTuning {
   maxPagesPerRequest: number;
 }
 
+const HTTP_URL = /^https?:\/\/[^\s/]/i;
 const SUMMARY_CODE_POINTS = 1000;
 const SNIPPET_FROM_TEXT_CODE_POINTS = 300;
 
@@ -67,6 +68,7 @@ export class SearchGateway {
     const wanted = gatewayFilters ? Math.ceil(request.count * this.tuning.overFetchFactor) : request.count;
     const pageSize = Math.min(capabilities.maxPageSize, wanted);
 
+    const filtering = window !== null || request.includeDomains.length > 0 || request.excludeDomains.length > 0;
     const kept: ProviderSearchResult[] = [];
     const seenUrls = new Set<string>();
     let someResultsRemoved = false;
@@ -89,9 +91,10 @@ export class SearchGateway {
       if (page === 0) totalEstimatedMatches = reply.totalEstimatedMatches ?? null;
       if (reply.someResultsRemoved) someResultsRemoved = true;
       for (const result of reply.results) {
-        if (seenUrls.has(result.url)) continue;
+        // A result must point somewhere a client can go; anything else is upstream noise.
+        if (!HTTP_URL.test(result.url) || seenUrls.has(result.url)) continue;
         seenUrls.add(result.url);
-        if (!this.passesFilters(result, request, window, nativeDates)) {
+        if (filtering && !this.passesFilters(result, request, window, nativeDates)) {
           someResultsRemoved = true;
           continue;
         }

@@ -8,7 +8,7 @@ import pRetry from 'p-retry';
 import { ApiError } from '../api/errors.js';
 import { UpstreamError } from '../providers/errors.js';
 import type { Logger } from '../server/logger.js';
-import type { Metrics } from '../server/metrics.js';
+import { seriesCache, type Metrics } from '../server/metrics.js';
 import type { Deadline } from './deadline.js';
 
 export interface RetryPolicy {
@@ -25,7 +25,9 @@ export class UpstreamCaller {
     private readonly policy: RetryPolicy,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.series = seriesCache(metrics.upstreamRequests, metrics.upstreamDuration);
+  }
 
   /** Runs one attempt, with no retry: for calls bounded by a budget smaller than a retry cycle. */
   async once<T>(provider: string, operation: Operation, attempt: () => Promise<T>): Promise<T> {
@@ -72,10 +74,12 @@ export class UpstreamCaller {
     );
   }
 
+  private readonly series: ReturnType<typeof seriesCache<'provider' | 'operation' | 'outcome'>>;
+
   private record(provider: string, operation: Operation, outcome: string, started: number) {
-    const labels = { provider, operation, outcome };
-    this.metrics.upstreamRequests.inc(labels);
-    this.metrics.upstreamDuration.observe(labels, (performance.now() - started) / 1000);
+    const series = this.series({ provider, operation, outcome });
+    series.count.inc();
+    series.duration.observe((performance.now() - started) / 1000);
   }
 }
 

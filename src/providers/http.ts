@@ -3,11 +3,20 @@
  * request's overall deadline, a cap on reply size, and the classification of every failure into an
  * UpstreamError. Providers only build requests and read replies.
  */
-import { Agent, request } from 'undici';
+import { Pool } from 'undici';
 import { signalWithTimeout } from '../util/timeout.js';
 import { UpstreamError, parseRetryAfter } from './errors.js';
 
-const sharedAgent = new Agent({ keepAliveTimeout: 10_000, connections: 256, pipelining: 1 });
+/** One keep-alive pool per upstream origin, shared by every provider that calls it. */
+const pools = new Map<string, Pool>();
+function poolFor(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (!pool) {
+    pool = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
 
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -35,7 +44,9 @@ export async function callJson(call: JsonCall): Promise<unknown> {
   let headers: Record<string, string | string[] | undefined>;
   let raw: string;
   try {
-    const response = await request(call.url, {
+    const url = new URL(call.url);
+    const response = await poolFor(url.origin).request({
+      path: url.pathname + url.search,
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: {
         accept: 'application/json',
@@ -44,7 +55,6 @@ export async function callJson(call: JsonCall): Promise<unknown> {
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       signal: attemptSignal,
-      dispatcher: sharedAgent,
     });
     statusCode = response.statusCode;
     headers = response.headers;

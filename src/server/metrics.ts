@@ -82,3 +82,28 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+export interface CountAndDuration {
+  count: { inc(): void };
+  duration: { observe(seconds: number): void };
+}
+
+/**
+ * A counter and a histogram with the same labels, resolved once per label combination: prom-client
+ * would otherwise hash the label object on every call. Label values must come from bounded sets.
+ */
+export function seriesCache<L extends string>(
+  counter: Counter<L>,
+  histogram: Histogram<L>,
+): (labels: Record<L, string>) => CountAndDuration {
+  const cache = new Map<string, CountAndDuration>();
+  return (labels) => {
+    const key = Object.values(labels).join('\u0000');
+    let series = cache.get(key);
+    if (!series) {
+      series = { count: counter.labels(labels), duration: histogram.labels(labels) };
+      cache.set(key, series);
+    }
+    return series;
+  };
+}

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError, errorBody } from '../api/errors.js';
 import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import { seriesCache, type Metrics } from './metrics.js';
 
 export interface RequestState {
   logId: string;
@@ -18,6 +18,7 @@ export interface RequestState {
 export const newLogId = () => randomUUID().replaceAll('-', '');
 
 export function requestLifecycle(metrics: Metrics, logger: Logger) {
+  const requestSeries = seriesCache(metrics.httpRequests, metrics.httpDuration);
   return async function lifecycle(ctx: Context, next: Next) {
     const state = ctx.state as RequestState;
     state.logId = newLogId();
@@ -36,10 +37,11 @@ export function requestLifecycle(metrics: Metrics, logger: Logger) {
     } finally {
       metrics.inFlight.dec();
       const durationSeconds = (performance.now() - started) / 1000;
-      const labels = { route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', method: ctx.method, status: String(ctx.status) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, durationSeconds);
-      logger.info('request', {
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const series = requestSeries({ route, method: ctx.method, status: String(ctx.status) });
+      series.count.inc();
+      series.duration.observe(durationSeconds);
+      if (logger.enabled('info')) logger.info('request', {
         log_id: state.logId,
         method: ctx.method,
         path: ctx.path,

@@ -27,11 +27,13 @@ export function createRouter(services: Services): Router {
     state.keyName = principal.keyName;
     await ledger.consume(principal, 'web-search');
     const deadline = new Deadline(config.server.requestTimeoutMs);
-    const { value: outcome, status } = await searchCache.getOrLoad(
-      searchCacheKey(request, services),
-      searchTtlMs(request, services),
-      () => search.search(request, deadline),
-    );
+    const { value: outcome, status } = await searchCache
+      .getOrLoad(
+        () => searchCacheKey(request, services),
+        searchTtlMs(request, services),
+        () => search.search(request, deadline),
+      )
+      .finally(() => deadline.dispose());
     state.cacheStatus = status;
     state.provider = outcome.provider;
     ctx.set('X-Cache', status);
@@ -41,16 +43,18 @@ export function createRouter(services: Services): Router {
   router.post('/v1/rerank', ...jsonBody, async (ctx: Context) => {
     const state = ctx.state as RequestState;
     const request = validator.parseRerank(ctx.request.body);
-    rerank.checkModel(request.model);
+    rerank.resolveModel(request.model);
     const principal = await authenticator.authenticate(ctx.get('authorization') || undefined);
     state.keyName = principal.keyName;
     await ledger.consume(principal, 'rerank');
     const deadline = new Deadline(config.server.requestTimeoutMs);
-    const { value: outcome, status } = await rerankCache.getOrLoad(
-      rerankCacheKey(request, services),
-      config.cache.ttlSeconds.rerank * 1000,
-      () => rerank.rerank(request, deadline),
-    );
+    const { value: outcome, status } = await rerankCache
+      .getOrLoad(
+        () => rerankCacheKey(request, services),
+        config.cache.ttlSeconds.rerank * 1000,
+        () => rerank.rerank(request, deadline),
+      )
+      .finally(() => deadline.dispose());
     state.cacheStatus = status;
     state.provider = outcome.provider;
     ctx.set('X-Cache', status);

@@ -73,7 +73,7 @@ export function createServices({ config, logger, providerTypes = builtInProvider
       chain.map((name) => provider<RerankProvider>(name, 'rerank')),
     ]),
   );
-  const rerank = new RerankGateway(rerankModels, upstream, logger);
+  const rerank = new RerankGateway(rerankModels, config.rerank.defaultModel, upstream, logger);
   const limits = { maxDocuments: config.rerank.maxDocuments };
 
   return {

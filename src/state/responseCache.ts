@@ -29,8 +29,10 @@ export class ResponseCache<V extends object> {
         : null;
   }
 
-  async getOrLoad(key: string, ttlMs: number, load: () => Promise<V>): Promise<{ value: V; status: CacheStatus }> {
+  /** `key` is a function so that a disabled cache never pays for computing one. */
+  async getOrLoad(cacheKey: () => string, ttlMs: number, load: () => Promise<V>): Promise<{ value: V; status: CacheStatus }> {
     if (this.entries === null) return { value: await load(), status: 'BYPASS' };
+    const key = cacheKey();
     const cached = this.entries.get(key);
     if (cached !== undefined) {
       this.metrics.cacheHits.inc({ cache: this.name });

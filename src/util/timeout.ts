@@ -1,13 +1,23 @@
 /**
  * A signal that aborts when `parent` does or after `ms`, whichever comes first; call dispose() when
- * done. Not AbortSignal.timeout(): inside AbortSignal.any() nothing keeps that signal alive, and a
- * garbage collection would silently drop the timeout (nodejs/node#57736, still in Node 20).
+ * done. Built from one controller, one timer and one listener rather than AbortSignal.any() over
+ * AbortSignal.timeout(): inside any() nothing keeps the timeout signal alive, so a garbage collection
+ * would silently drop it (nodejs/node#57736, still in Node 20), and any() costs more per call.
  */
 export function signalWithTimeout(parent: AbortSignal, ms: number, reason = 'timed out'): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, dispose() {} };
+  }
+  const onParentAbort = () => controller.abort(parent.reason);
+  parent.addEventListener('abort', onParentAbort, { once: true });
   const timer = setTimeout(() => controller.abort(new DOMException(reason, 'TimeoutError')), ms);
   return {
-    signal: AbortSignal.any([parent, controller.signal]),
-    dispose: () => clearTimeout(timer),
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParentAbort);
+    },
   };
 }

@@ -10,7 +10,7 @@ test('an empty config is valid and fills every default', (t) => {
   const config = resolveConfig({}, {});
   t.is(config.server.port, 8080);
   t.is(config.server.requestTimeoutMs, 20_000);
-  t.is(config.rerank.defaultModel, 'service-reranker-v1');
+  t.is(config.rerank.defaultModel, undefined, 'service-reranker-v1 then means the first configured model');
   t.is(config.rerank.maxDocuments, 1000);
   t.true(config.cache.enabled);
   t.deepEqual(config.search.chain, []);
@@ -80,4 +80,12 @@ test('the shipped config files are valid', (t) => {
       SECONDARY_URL: 'https://searchgate.internal',
     }),
   );
+});
+
+test('rerank.defaultModel must name a configured model', (t) => {
+  const error = t.throws(
+    () => resolveConfig({ providers: { up: provider }, rerank: { defaultModel: 'ghost', models: { real: { chain: ['up'] } } } }, {}),
+    { instanceOf: ConfigError },
+  );
+  t.regex(error!.message, /config key rerank\.defaultModel: no model named "ghost"/);
 });

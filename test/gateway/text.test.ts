@@ -1,5 +1,5 @@
 import test from 'ava';
-import { displayUrl, hostMatches, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
+import { displayUrl, hostMatches, isoDate, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
 
 test('truncation counts code points: astral characters are one each and never split', (t) => {
   const astral = '𝕳𝖊𝖑𝖑𝖔'; // five mathematical letters, each a surrogate pair
@@ -48,4 +48,29 @@ test('domain matching covers subdomains but not look-alikes', (t) => {
 test('summaries end at a sentence when one ends late enough', (t) => {
   t.is(leadingSentences('One two.  Three four. Five six seven', 22), 'One two. Three four.');
   t.is(leadingSentences('Short text.', 100), 'Short text.');
+});
+
+test('dates become ISO 8601 UTC, the common shapes read directly and the rest through Date.parse', (t) => {
+  const cases: Array<[string, string | null]> = [
+    ['2024-03-01', '2024-03-01T00:00:00.000Z'],
+    ['2024-03-01T10:20:30Z', '2024-03-01T10:20:30.000Z'],
+    ['2024-03-01T10:20:30.5Z', '2024-03-01T10:20:30.500Z'],
+    ['2024-03-01T10:20:30.1234567Z', '2024-03-01T10:20:30.123Z'],
+    ['2024-03-01T10:20Z', '2024-03-01T10:20:00.000Z'],
+    ['2024-03-01T01:00:00+02:00', '2024-02-29T23:00:00.000Z'],
+    ['2024-03-01T01:00:00-0530', '2024-03-01T06:30:00.000Z'],
+    ['2024-03-01 10:20:30Z', '2024-03-01T10:20:30.000Z'],
+    ['Fri, 01 Mar 2024 10:20:30 GMT', '2024-03-01T10:20:30.000Z'],
+    ['2024-03-01T10:20:30', '2024-03-01T10:20:30.000Z'],
+    ['2023-02-30', null],
+    ['2023-02-30T10:00:00Z', null],
+    ['2024-03-01T24:30:00Z', null],
+    ['yesterday', null],
+    ['', null],
+  ];
+  for (const [input, expected] of cases) {
+    const fromDateParse = Number.isNaN(Date.parse(input)) ? null : new Date(Date.parse(input)).toISOString();
+    t.is(isoDate(input), expected, input);
+    if (expected !== null && !input.includes(' ') && /Z|[+-]\d\d:?\d\d$|^\d{4}-\d\d-\d\d$/.test(input)) t.is(isoDate(input), fromDateParse, `${input} agrees with Date.parse`);
+  }
 });

@@ -142,3 +142,24 @@ test('upstream scores outside [0,1] are clamped, missing scores are a 502', asyn
   t.is(partial.status, 502);
   t.regex(((await partial.json()) as any).message, /does not score every document/);
 });
+
+test('service-reranker-v1 is the alias of the default model, which config chooses', async (t) => {
+  const upstream = await scoringUpstream();
+  const gateway = await startGateway({
+    providers: { up: { type: 'searchgate-compatible', baseUrl: upstream.url } },
+    rerank: { defaultModel: 'bge-large', models: { 'bge-large': { chain: ['up'] }, 'mini': { chain: ['up'] } } },
+    cache: { enabled: false },
+  });
+  t.teardown(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+  for (const model of [undefined, 'service-reranker-v1', 'bge-large', 'mini']) {
+    const response = await gateway.post('/v1/rerank', { ...(model ? { model } : {}), query: 'capital', documents: ['a capital'] });
+    t.is(response.status, 200, String(model));
+    t.is(((await response.json()) as any).model, model ?? 'service-reranker-v1', 'the response names the model asked for');
+  }
+  t.deepEqual(upstream.requests.map((r) => r.body.model), ['bge-large', 'bge-large', 'bge-large', 'mini'], 'upstream gets the resolved id');
+  const unknown = (await (await gateway.post('/v1/rerank', { model: 'other', query: 'q', documents: ['a'] })).json()) as any;
+  t.is(unknown.message, 'unknown model "other"; available: service-reranker-v1, bge-large, mini');
+});

@@ -1,14 +1,37 @@
 #!/usr/bin/env node
 /** `searchgate serve`: starts the gateway with the deployment's config; SIGTERM drains, then exits. */
-import { ConfigError, loadConfig } from '../config/load.js';
+import { ConfigError, loadConfig, type ResolvedConfig } from '../config/load.js';
+import { closeSharedLocalParts, sharedIndex } from '../local/shared.js';
 import { createGateway } from '../server/app.js';
-import { createLogger } from '../server/logger.js';
+import { createLogger, type Logger } from '../server/logger.js';
 
 const USAGE = `usage: searchgate <command>
 
 commands:
-  serve     start the gateway (config: SEARCHGATE_CONFIG, default config/default.yaml; port: PORT, default 8080)
-  help      show this text`;
+  serve                 start the gateway (config: SEARCHGATE_CONFIG, default config/default.yaml; port: PORT, default 8080)
+  index <subcommand>    manage the local index: add, stats, remove, export (searchgate index --help)
+  extract <file|url>    print the title, date and main text of one page, as the service extracts it
+  help                  show this text`;
+
+/** Says what the local index holds, and how to fill it when it is empty. */
+async function describeLocalIndexes(config: ResolvedConfig, logger: Logger): Promise<void> {
+  for (const name of config.search.chain) {
+    const provider = config.providers[name]!;
+    if (provider.type !== 'local') continue;
+    const directory = String(provider.directory);
+    try {
+      const stats = await (await sharedIndex(directory)).stats();
+      logger.info('local index', { provider: name, directory, documents: stats.documents, domains: stats.domains });
+      if (stats.documents === 0) {
+        logger.warn(
+          `the local index is empty, so web-search answers with zero results; add pages with: searchgate index add <url | sitemap.xml | pages.jsonl | crawl.warc.gz> --dir ${directory}`,
+        );
+      }
+    } catch (error) {
+      logger.error('local index cannot be opened', { provider: name, directory, error: (error as Error).message });
+    }
+  }
+}
 
 async function serve(): Promise<void> {
   let config;
@@ -36,25 +59,39 @@ async function serve(): Promise<void> {
     logger.warn('no API keys configured: every request will be refused with 401; set SEARCHGATE_API_KEYS or auth.keys');
   }
   if (config.search.chain.length === 0) logger.warn('no search provider configured: web-search answers 503');
+  await describeLocalIndexes(config, logger);
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { signal });
-    void gateway.close().then(() => {
-      logger.info('stopped');
-      process.exit(0);
-    });
+    void gateway
+      .close()
+      .then(() => closeSharedLocalParts())
+      .then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-const [command = 'help'] = process.argv.slice(2);
+/** Subcommands that live in their own module, loaded only when used. */
+const SUBCOMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<number> }>> = {
+  index: () => import('./index-command.js'),
+  extract: () => import('./extract-command.js'),
+};
+
+const [command = 'help', ...rest] = process.argv.slice(2);
 switch (command) {
   case 'serve':
     await serve();
+    break;
+  case 'index':
+  case 'extract':
+    process.exitCode = await (await SUBCOMMANDS[command]!()).main(rest);
     break;
   case 'help':
   case '--help':

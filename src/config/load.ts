@@ -67,6 +67,9 @@ export function resolveConfig(
   const validate = ajv.compile(configSchema);
   if (!validate(config)) throw new ConfigError(describe(validate.errors![0]!));
 
+  // The embedded default is always there under the name `local` unless the operator redefines it.
+  config.providers.local ??= { type: 'local', ...(env.SEARCHGATE_INDEX_DIR ? { directory: env.SEARCHGATE_INDEX_DIR } : {}) };
+
   for (const [name, provider] of Object.entries(config.providers)) {
     const type = providerTypes[provider.type];
     if (!type) {

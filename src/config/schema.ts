@@ -66,7 +66,7 @@ export const configSchema = {
       default: {},
       additionalProperties: false,
       properties: {
-        chain: { type: 'array', items: { type: 'string' }, default: [] },
+        chain: { type: 'array', items: { type: 'string' }, default: ['local'] },
         overFetchFactor: { type: 'number', minimum: 1, maximum: 10, default: 2 },
         maxPagesPerRequest: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
       },
@@ -76,7 +76,7 @@ export const configSchema = {
       default: {},
       additionalProperties: false,
       properties: {
-        chain: { type: 'array', items: { type: 'string' }, default: [] },
+        chain: { type: 'array', items: { type: 'string' }, default: ['local'] },
         timeBudgetMs: { type: 'integer', minimum: 1, default: 5_000 },
         concurrency: { type: 'integer', minimum: 1, default: 8 },
       },

@@ -2,6 +2,8 @@
  * Provider types by the `type` key of a provider's config. Each type names the schema of its options
  * (checked at startup) and builds the operations it serves.
  */
+import { createLocalContent } from './content/local.js';
+import { createLocalSearch, localOptionsSchema } from './search/local.js';
 import { createSearchgateCompatibleRerank } from './rerank/searchgate-compatible.js';
 import { createSearchgateCompatibleSearch, searchgateCompatibleOptionsSchema } from './search/searchgate-compatible.js';
 import type { ContentProvider, RerankProvider, SearchProvider } from './types.js';
@@ -14,6 +16,11 @@ export interface ProviderType {
 }
 
 export const builtInProviderTypes: Record<string, ProviderType> = {
+  local: {
+    optionsSchema: localOptionsSchema,
+    search: createLocalSearch,
+    content: createLocalContent,
+  },
   'searchgate-compatible': {
     optionsSchema: searchgateCompatibleOptionsSchema,
     search: createSearchgateCompatibleSearch,

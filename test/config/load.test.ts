@@ -13,7 +13,9 @@ test('an empty config is valid and fills every default', (t) => {
   t.is(config.rerank.defaultModel, undefined, 'service-reranker-v1 then means the first configured model');
   t.is(config.rerank.maxDocuments, 1000);
   t.true(config.cache.enabled);
-  t.deepEqual(config.search.chain, []);
+  t.deepEqual(config.search.chain, ['local'], 'the embedded default serves web-search');
+  t.deepEqual(config.content.chain, ['local']);
+  t.like(config.providers.local, { type: 'local', directory: 'data/index' });
   t.regex(config.version, /^[0-9a-f]{16}$/);
 });
 

@@ -237,7 +237,8 @@ test('429 with an HTTP-date Retry-After is read as a date', async (t) => {
   await expectErrorResponse(t, gateway, response, 503);
 
   const seconds = Number(response.headers.get('retry-after'));
-  t.true(seconds >= 57 && seconds <= 61, `Retry-After: ${response.headers.get('retry-after')}`);
+  // Wide lower bound: on a loaded machine the reply can take seconds; the point is that the date was read.
+  t.true(seconds >= 45 && seconds <= 61, `Retry-After: ${response.headers.get("retry-after")}`);
   t.is(upstream.requests.length, 1);
 });
 

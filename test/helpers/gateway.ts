@@ -24,7 +24,7 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const providerTypes = { ...builtInProviderTypes, ...options.providerTypes };
   const config = resolveConfig(
-    { auth: { keys: [{ name: 'test', key: TEST_KEY }] }, logging: { level: 'info' }, ...rawConfig },
+    { auth: { keys: [{ name: 'test', key: TEST_KEY }] }, logging: { level: 'info' }, content: { chain: [] }, ...rawConfig },
     options.env ?? {},
     providerTypes,
   );

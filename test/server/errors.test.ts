@@ -126,8 +126,8 @@ test('health and readiness', async (t) => {
   gateway.gateway.services.draining = false;
 });
 
-test('web search without a configured provider is a 503 that says so', async (t) => {
-  const gateway = await startGateway({});
+test('web search with an empty provider chain is a 503 that says so', async (t) => {
+  const gateway = await startGateway({ search: { chain: [] } });
   t.teardown(() => gateway.close());
   await expectError(t, await gateway.post('/v1/web-search', { query: 'q' }), 503, /no search provider is configured/);
 });

@@ -1,0 +1,245 @@
+/**
+ * Boilerplate removal around Readability: a DOM pre-clean before it runs, and a prune of the content
+ * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
+ * class and id words that CMSs and themes use), never from anything specific to one site.
+ */
+import { ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+
+// ---------------------------------------------------------------------------------------------
+// Pre-clean: boilerplate by tag, role and class, removed before Readability scores the page
+
+/** Tags that hold navigation, chrome or interactive widgets rather than prose. */
+const BOILERPLATE_TAGS = 'nav, aside, footer, form, button, dialog, figcaption, template, select, textarea, input, label';
+
+const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar']);
+
+/**
+ * Class/id words that mark boilerplate when a word starts with them ("relatedPosts", "share-bar",
+ * "comments-area", "newsletterSignup").
+ */
+const BOILERPLATE_WORD_PREFIXES = [
+  'comment', 'disqus', 'respond', 'related', 'share', 'sharing', 'social', 'newsletter', 'promo', 'subscri',
+  'cookie', 'consent', 'sidebar', 'breadcrumb', 'byline', 'caption', 'outbrain', 'taboola', 'recommend',
+  'trending', 'paywall', 'advert', 'sponsor', 'popular', 'signup', 'widget', 'masthead', 'toolbar',
+];
+
+/** Class/id words that mark boilerplate only as whole words ("ad" must not match "header"). */
+const BOILERPLATE_WORDS = new Set([
+  'ad', 'ads', 'adslot', 'banner', 'nav', 'navbar', 'menu', 'footer', 'tags', 'tag', 'meta', 'credit', 'credits',
+  'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup',
+]);
+
+/** An element holding more than this share of the page's prose is a wrapper of the article. */
+const WRAPPER_SHARE_OF_PROSE = 0.5;
+
+/**
+ * Classes CMSs derive from a post's taxonomy ("tag-diy", "category-news", WordPress's post_class())
+ * describe what the post is about, not what the element is; "tag-comments" must not read as comments.
+ */
+const TAXONOMY_CLASS = /^(tag|category|format|type|status)-/i;
+
+const WORD_SPLIT = /[^a-z0-9]+/;
+
+/** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
+function markupWords(element: DomElement): string[] {
+  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token));
+  return tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
+}
+
+export function hasBoilerplateMarkup(element: DomElement): boolean {
+  const words = markupWords(element);
+  return words.some(
+    (word) => BOILERPLATE_WORDS.has(word) || BOILERPLATE_WORD_PREFIXES.some((prefix) => word.startsWith(prefix)),
+  );
+}
+
+/** A text run at least this long, outside a link, reads as prose rather than a label or a menu item. */
+const MIN_PROSE_RUN = 40;
+const NON_CONTENT_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG']);
+
+/**
+ * Characters of prose under each element: text runs long enough to be sentences, outside links and
+ * scripts. One bottom-up pass, so checking any element afterwards is a lookup.
+ */
+function measureProse(root: DomElement): Map<DomElement, number> {
+  const prose = new Map<DomElement, number>();
+  const visit = (element: DomElement, insideLink: boolean): number => {
+    let total = 0;
+    for (const child of element.childNodes) {
+      if (child.nodeType === TEXT_NODE) {
+        const length = insideLink ? 0 : normalizeSpace(child.textContent).length;
+        if (length >= MIN_PROSE_RUN) total += length;
+      } else if (child.nodeType === ELEMENT_NODE && !NON_CONTENT_TAGS.has(child.nodeName)) {
+        total += visit(child as DomElement, insideLink || child.nodeName === 'A');
+      }
+    }
+    prose.set(element, total);
+    return total;
+  };
+  visit(root, false);
+  return prose;
+}
+
+/**
+ * Removes boilerplate elements before Readability scores the page. An element that holds most of
+ * the page's prose is a wrapper, whatever its class says ("page has-sidebar", Blogger's "widget
+ * Blog"), and stays.
+ */
+export function removeBoilerplateElements(document: DomDocument): void {
+  const body = document.body;
+  if (!body) return;
+  const prose = measureProse(body);
+  const pageProse = prose.get(body) ?? 0;
+  const isWrapper = (element: DomElement) => (prose.get(element) ?? 0) > pageProse * WRAPPER_SHARE_OF_PROSE;
+
+  const candidates = new Set<DomElement>();
+  for (const element of body.querySelectorAll(BOILERPLATE_TAGS)) candidates.add(element);
+  for (const element of body.querySelectorAll('[role]')) {
+    if (BOILERPLATE_ROLES.has((element.getAttribute('role') ?? '').toLowerCase())) candidates.add(element);
+  }
+  for (const element of body.querySelectorAll('[class], [id]')) {
+    if (hasBoilerplateMarkup(element)) candidates.add(element);
+  }
+  for (const element of candidates) {
+    if (element.parentNode && !isWrapper(element)) element.remove();
+  }
+  for (const teaser of teaserArticles(body)) teaser.remove();
+}
+
+/**
+ * Article pages list teasers of other posts, and sometimes comments, as <article> elements too. When
+ * the page has several outermost articles and exactly one holds the headline (<h1>), the others are
+ * not this page's article.
+ */
+function teaserArticles(body: DomElement): DomElement[] {
+  const outermost = [...body.querySelectorAll('article')].filter((article) => article.parentElement?.closest('article') == null);
+  if (outermost.length < 2) return [];
+  const headlined = outermost.filter((article) => article.querySelector('h1') !== null);
+  return headlined.length === 1 ? outermost.filter((article) => article !== headlined[0]) : [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pruning the content Readability chose
+
+const BLOCK_TAGS = new Set([
+  'P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'LI', 'DD', 'DT', 'BLOCKQUOTE', 'PRE', 'DIV', 'SECTION', 'ARTICLE',
+  'TABLE', 'TR', 'TD', 'TH', 'UL', 'OL', 'DL', 'FIGURE', 'HEADER', 'CENTER',
+]);
+const HEADING_TAGS = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
+
+/** Word-like tokens, in any script. */
+const WORD = /[\p{L}\p{N}]+/gu;
+/** A block of at least this many words is prose: the article proper has begun. */
+const MIN_PROSE_WORDS = 20;
+/**
+ * A block that is mostly a link to elsewhere on the same site is a teaser ("Related: …", "Subscribe
+ * to our newsletter"); one that links off-site is a citation or a source, which belongs to the text.
+ */
+const LINK_BLOCK_SHARE = 0.75;
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
+interface Block {
+  element: DomElement;
+  text: string;
+  wordCount: number;
+  /** Share of the block's characters that are link text. */
+  linkShare: number;
+  /** Every link in the block stays on the page's own site. */
+  linksStayOnSite: boolean;
+  linkCount: number;
+}
+
+/** The host a link leads to, without "www."; null when it cannot be resolved. */
+function resolvedHost(href: string, base: string): string | null {
+  try {
+    return new URL(href, base).hostname.replace(/^www\./, '');
+  } catch {
+    return null;
+  }
+}
+
+/** Blocks with no block inside them, in document order: the units of text the reader sees. */
+function leafBlocks(content: DomElement, pageUrl: string): Block[] {
+  const pageHost = resolvedHost(pageUrl, pageUrl);
+  const blocks: Block[] = [];
+  for (const element of content.querySelectorAll('*')) {
+    if (!BLOCK_TAGS.has(element.nodeName)) continue;
+    if ([...element.children].some((child) => BLOCK_TAGS.has(child.nodeName))) continue;
+    const text = normalizeSpace(element.textContent);
+    if (!text) continue;
+    let linkText = 0;
+    let linksStayOnSite = true;
+    const links = element.querySelectorAll('a');
+    for (const link of links) {
+      linkText += normalizeSpace(link.textContent).length;
+      if (resolvedHost(link.getAttribute('href') ?? '', pageUrl) !== pageHost) linksStayOnSite = false;
+    }
+    const linkShare = Math.min(1, linkText / text.length);
+    blocks.push({ element, text, wordCount: words(text).length, linkShare, linksStayOnSite, linkCount: links.length });
+  }
+  return blocks;
+}
+
+/** "Updated 10:01 pm PST, Tuesday", "05/10/2018", "Nov. 20, 2019": the block states when, not what. */
+const DATE_OR_TIME =
+  /\b\d{1,2}[:h]\d{2}\b|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
+/** "By Jane Doe", "Por Fulano", "Von Max Mustermann": the block names who, not what. */
+const BYLINE = /^(?:[Bb]y|BY|[Pp]or|[Vv]on|[Pp]ar|[Dd]i|[Dd]oor|[Aa]v|[Aa]f)\s+\p{Lu}/u;
+/** Bylines and datelines are labels, not sentences: a short lede ("On May 5, the council voted.") ends like one. */
+const ENDS_LIKE_A_SENTENCE = /[.!?…]["'”’)]?$/;
+const MAX_LABEL_WORDS = 15;
+
+function isBylineOrDateline(block: Block): boolean {
+  if (block.wordCount > MAX_LABEL_WORDS || ENDS_LIKE_A_SENTENCE.test(block.text)) return false;
+  return DATE_OR_TIME.test(block.text) || BYLINE.test(block.text);
+}
+
+/** The label publishers print over an ad slot, in the languages it is most often seen in. */
+const AD_LABEL = /^(advertisement|advertising|advert|ads?|sponsored|anzeige|werbung|publicidad|publicité|pubblicità|reklama|annonce)$/i;
+const COPYRIGHT = /^(copyright\b|©|ⓒ|\(c\)\s*\d{4})/i;
+
+/** Most of the block's words appear in the title: it is the headline repeated. */
+function repeatsTitle(block: Block, titleWords: Set<string>): boolean {
+  if (titleWords.size === 0) return false;
+  const blockWords = words(block.text);
+  if (blockWords.length === 0) return false;
+  const shared = blockWords.filter((word) => titleWords.has(word)).length;
+  return shared / blockWords.length >= 0.8 && shared / titleWords.size >= 0.5;
+}
+
+/**
+ * Prunes the content element Readability chose, in place. Removes link blocks that are teasers or
+ * menus, the preamble before the first paragraph of prose when it only repeats the headline or gives
+ * a byline or date, headings left dangling at the end, advertisement labels and copyright lines.
+ */
+export function pruneExtractedContent(content: DomElement, title: string | null, pageUrl: string): void {
+  const blocks = leafBlocks(content, pageUrl);
+  const titleWords = new Set(words(title ?? ''));
+  const removed = new Set<Block>();
+
+  for (const block of blocks) {
+    const isLinkBlock = block.linkShare >= LINK_BLOCK_SHARE;
+    // A heading that is a link announces another page wherever it leads; a row of links is a menu
+    // or a share bar.
+    const isTeaserOrMenu = block.linksStayOnSite || HEADING_TAGS.has(block.element.nodeName) || block.linkCount >= 3;
+    if (isLinkBlock && isTeaserOrMenu) removed.add(block);
+  }
+  for (const block of blocks) {
+    if (removed.has(block)) continue;
+    if (block.wordCount >= MIN_PROSE_WORDS) break;
+    if (repeatsTitle(block, titleWords) || isBylineOrDateline(block)) removed.add(block);
+  }
+  for (let index = blocks.length - 1; index >= 0; index -= 1) {
+    const block = blocks[index]!;
+    if (removed.has(block)) continue;
+    if (!HEADING_TAGS.has(block.element.nodeName)) break;
+    removed.add(block);
+  }
+  for (const block of blocks) {
+    if (AD_LABEL.test(block.text) || (block.wordCount <= MAX_LABEL_WORDS * 2 && COPYRIGHT.test(block.text))) removed.add(block);
+  }
+  for (const block of removed) block.element.remove();
+}

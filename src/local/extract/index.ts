@@ -1,0 +1,14 @@
+/**
+ * The extractor of the embedded default: fetched bytes → title, date, language, canonical URL and
+ * main text with boilerplate removed, with challenge pages recognised and never returned as text.
+ *
+ * extractHtml and extractDocument run on the calling thread; the service runs them through an
+ * ExtractorPool, which keeps them off the event loop and enforces a per-page time limit.
+ */
+export { extractHtml } from './html.js';
+export { extractDocument, documentKind, type DocumentKind, type DocumentSource } from './document.js';
+export { ExtractorPool, EXTRACTOR_POOL_DEFAULTS, type ExtractorPoolOptions } from './pool.js';
+export { extractPdf, type PdfText } from './pdf.js';
+export { decodeBytes, detectCharset } from './decode.js';
+export { isChallengePage } from './challenge.js';
+export { extractMetadata, parseDate, dateFromUrl, type PageMetadata } from './metadata.js';

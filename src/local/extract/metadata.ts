@@ -1,0 +1,322 @@
+/**
+ * Page metadata: title, publication date, language and canonical URL.
+ *
+ * Sources are tried in order of trust. Structured data written for machines (JSON-LD, then meta tags
+ * and microdata) is the most reliable because publishers feed it to search engines; a <time> element
+ * is visible markup that can belong to a sidebar; a date in the URL is a last resort and only ever
+ * accepted with a day, since a month-only date would be wrong by up to 30 days.
+ */
+import { normalizeSpace, type DomDocument } from './dom.js';
+import { detectLanguageFromScript } from './language.js';
+
+export interface PageMetadata {
+  title: string | null;
+  datePublished: string | null;
+  language: string | null;
+  canonicalUrl: string | null;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/** schema.org types whose headline and dates describe the page's own article. */
+const ARTICLE_TYPE = /(Article|Posting|^Report|^APIReference|^Review|^Recipe|^HowTo)$/;
+/** Types that describe the page as a whole: used when no article-like object exists. */
+const PAGE_TYPE = /(Page|^VideoObject|^Event)$/;
+
+const EARLIEST_PLAUSIBLE_DATE = Date.UTC(1990, 0, 1);
+/** Allows for publishers whose clocks or time zones put "today" slightly ahead of ours. */
+const FUTURE_TOLERANCE_MS = 2 * 24 * 3600 * 1000;
+
+export function extractMetadata(document: DomDocument, pageUrl: string): PageMetadata {
+  const jsonLd = readJsonLd(document);
+  return {
+    title: findTitle(document, jsonLd),
+    datePublished: findDatePublished(document, jsonLd, pageUrl),
+    language: findLanguage(document, jsonLd),
+    canonicalUrl: findCanonicalUrl(document, pageUrl),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON-LD
+
+interface JsonLdObjects {
+  articles: JsonObject[];
+  pages: JsonObject[];
+}
+
+function readJsonLd(document: DomDocument): JsonLdObjects {
+  const found: JsonLdObjects = { articles: [], pages: [] };
+  for (const script of document.querySelectorAll('script[type="application/ld+json" i]')) {
+    const parsed = parseJsonLenient(script.textContent ?? '');
+    if (parsed !== undefined) collectTypedObjects(parsed, found, 0);
+  }
+  return found;
+}
+
+function parseJsonLenient(source: string): unknown {
+  // Publishers wrap JSON-LD in CDATA or HTML comments and leave raw control characters in strings.
+  const cleaned = source
+    .replace(/^\s*(<!\[CDATA\[|<!--)/, '')
+    .replace(/(\]\]>|-->)\s*$/, '')
+    .replace(/[\u0000-\u001f]+/g, ' ');
+  try {
+    return JSON.parse(cleaned);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Containers that hold the page's own entity; itemListElement and the like hold other pages'. */
+const NESTED_ENTITY_KEYS = ['@graph', 'mainEntity', 'mainEntityOfPage'];
+const MAX_JSON_LD_DEPTH = 4;
+
+function collectTypedObjects(value: unknown, found: JsonLdObjects, depth: number): void {
+  if (depth > MAX_JSON_LD_DEPTH || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectTypedObjects(item, found, depth + 1);
+    return;
+  }
+  const object = value as JsonObject;
+  const types = ([] as unknown[]).concat(object['@type'] ?? []).filter((type): type is string => typeof type === 'string');
+  if (types.some((type) => ARTICLE_TYPE.test(type))) found.articles.push(object);
+  else if (types.some((type) => PAGE_TYPE.test(type))) found.pages.push(object);
+  for (const key of NESTED_ENTITY_KEYS) collectTypedObjects(object[key], found, depth + 1);
+}
+
+function firstString(objects: JsonObject[], keys: string[]): string | null {
+  for (const object of objects) {
+    for (const key of keys) {
+      const value = object[key];
+      const text = typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : null;
+      if (text && normalizeSpace(text)) return text;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Title
+
+function metaContent(document: DomDocument, selectors: string[]): string | null {
+  for (const selector of selectors) {
+    for (const element of document.querySelectorAll(selector)) {
+      const content = normalizeSpace(element.getAttribute('content') ?? element.getAttribute('datetime') ?? element.textContent);
+      if (content) return content;
+    }
+  }
+  return null;
+}
+
+/**
+ * JSON-LD strings are not HTML, yet publishers often leave entities (&#8217;) and even tags in them;
+ * reading the string as HTML undoes both.
+ */
+function decodeEntities(document: DomDocument, text: string): string {
+  if (!/[&<]/.test(text)) return text;
+  const holder = document.createElement('div');
+  holder.innerHTML = text;
+  return holder.textContent ?? text;
+}
+
+function findTitle(document: DomDocument, jsonLd: JsonLdObjects): string | null {
+  const structured = firstString(jsonLd.articles, ['headline', 'name']) ?? firstString(jsonLd.pages, ['headline', 'name']);
+  const title =
+    normalizeSpace(structured === null ? '' : decodeEntities(document, structured)) ||
+    metaContent(document, ['meta[property="og:title" i]', 'meta[name="og:title" i]', 'meta[name="twitter:title" i]']) ||
+    normalizeSpace(document.querySelector('title')?.textContent) ||
+    normalizeSpace(document.querySelector('h1')?.textContent);
+  return title ? withoutSiteName(title, siteNames(document, jsonLd)) : null;
+}
+
+/** The site's own name, as the page declares it: to be told apart from the headline. */
+function siteNames(document: DomDocument, jsonLd: JsonLdObjects): string[] {
+  const publisher = jsonLd.articles.map((article) => article.publisher).find((value): value is JsonObject => typeof value === 'object' && value !== null);
+  return [
+    metaContent(document, ['meta[property="og:site_name" i]']),
+    metaContent(document, ['meta[name="application-name" i]']),
+    typeof publisher?.name === 'string' ? normalizeSpace(publisher.name) : null,
+  ].filter((name): name is string => Boolean(name));
+}
+
+/** "Headline | Site" → "Headline" when the site's name is declared; otherwise the title is left alone. */
+function withoutSiteName(title: string, siteNames: string[]): string {
+  for (const siteName of siteNames) {
+    for (const separator of [' | ', ' - ', ' – ', ' — ', ' :: ', ' · ', ' » ']) {
+      const suffix = `${separator}${siteName}`.toLowerCase();
+      if (title.length > suffix.length && title.toLowerCase().endsWith(suffix)) return title.slice(0, -suffix.length).trim();
+    }
+  }
+  return title;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Date published
+
+const PUBLISHED_META_SELECTORS = [
+  'meta[property="article:published_time" i]',
+  'meta[name="article:published_time" i]',
+  'meta[property="og:published_time" i]',
+  'meta[property="og:article:published_time" i]',
+  'meta[itemprop="datePublished" i]',
+  'meta[name="parsely-pub-date" i]',
+  'meta[name="sailthru.date" i]',
+  'meta[name="pubdate" i]',
+  'meta[name="publishdate" i]',
+  'meta[name="publish-date" i]',
+  'meta[name="publish_date" i]',
+  'meta[name="date" i]',
+  'meta[name="dc.date.issued" i]',
+  'meta[name="dcterms.issued" i]',
+  'meta[name="dc.date" i]',
+  'meta[name="dcterms.created" i]',
+  'meta[name="citation_publication_date" i]',
+  'meta[name="citation_date" i]',
+  // Microdata outside <meta>: <time itemprop=datePublished datetime=…> or a content attribute.
+  '[itemprop="datePublished" i][datetime]',
+  '[itemprop="datePublished" i][content]',
+];
+
+function findDatePublished(document: DomDocument, jsonLd: JsonLdObjects, pageUrl: string): string | null {
+  const structured =
+    firstString(jsonLd.articles, ['datePublished', 'dateCreated']) ?? firstString(jsonLd.pages, ['datePublished', 'uploadDate', 'startDate']);
+  return (
+    parseDate(structured) ??
+    firstParsableMetaDate(document) ??
+    dateFromTimeElements(document) ??
+    dateFromUrl(pageUrl)
+  );
+}
+
+function firstParsableMetaDate(document: DomDocument): string | null {
+  for (const selector of PUBLISHED_META_SELECTORS) {
+    for (const element of document.querySelectorAll(selector)) {
+      const date = parseDate(element.getAttribute('content') ?? element.getAttribute('datetime'));
+      if (date) return date;
+    }
+  }
+  return null;
+}
+
+/** Class names that mark a <time> as the publication date rather than, say, an "updated" stamp. */
+const PUBLISHED_HINT = /publish|posted|pubdate|entry-date|article-date|created/i;
+
+function dateFromTimeElements(document: DomDocument): string | null {
+  const candidates = [...document.querySelectorAll('time[datetime]')];
+  const hinted = candidates.filter((time) => time.hasAttribute('pubdate') || PUBLISHED_HINT.test(`${time.className} ${time.parentElement?.className ?? ''}`));
+  // A <time> inside the article is about the article; one elsewhere may date a teaser in a sidebar.
+  const inArticle = candidates.filter((time) => time.closest('article, main, [role="main"]') !== null);
+  for (const time of [...hinted, ...inArticle, ...candidates]) {
+    const date = parseDate(time.getAttribute('datetime'));
+    if (date) return date;
+  }
+  return null;
+}
+
+const URL_DATE_PATTERNS = [
+  /\/((?:19|20)\d{2})\/(\d{1,2})\/(\d{1,2})(?:\/|$)/, // /2024/03/15/
+  /[/_-]((?:19|20)\d{2})-(\d{2})-(\d{2})(?:[/_.-]|$)/, // /2024-03-15-slug
+  /\/((?:19|20)\d{2})(\d{2})(\d{2})(?:\/|$)/, // /20240315/
+];
+
+export function dateFromUrl(pageUrl: string): string | null {
+  let path: string;
+  try {
+    path = new URL(pageUrl).pathname;
+  } catch {
+    return null;
+  }
+  for (const pattern of URL_DATE_PATTERNS) {
+    const match = pattern.exec(path);
+    if (match) {
+      const date = utcDate(Number(match[1]), Number(match[2]), Number(match[3]), 0, 0, 0, 0);
+      if (date) return date;
+    }
+  }
+  return null;
+}
+
+const ISO_LIKE =
+  /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+const HAS_ZONE = /(\b(?:UTC|GMT|Z)\b|[+-]\d{2}:?\d{2}$|\b[ECMP][SD]T\b)/i;
+
+/** Parses the date formats publishers use into ISO 8601 UTC; a value without a zone is read as UTC. */
+export function parseDate(value: string | null | undefined): string | null {
+  const text = normalizeSpace(value);
+  if (!text) return null;
+  const iso = ISO_LIKE.exec(text);
+  if (iso) {
+    const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '0', zone] = iso;
+    const milliseconds = Math.round(Number(`0.${fraction}`) * 1000);
+    const local = utcDate(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second), milliseconds);
+    if (!local) return null;
+    return shiftByZone(local, zone);
+  }
+  // RFC 2822 and "November 19, 2019 10:07 AM" forms; V8's parser reads them, in local time unless told.
+  const parsed = Date.parse(HAS_ZONE.test(text) ? text : `${text} UTC`);
+  return Number.isNaN(parsed) ? null : plausible(parsed);
+}
+
+function utcDate(year: number, month: number, day: number, hour: number, minute: number, second: number, milliseconds: number): string | null {
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60) return null;
+  const time = Date.UTC(year, month - 1, day, hour, minute, second, milliseconds);
+  // Date.UTC rolls 2023-02-30 over into March; a date that does not exist is not a date.
+  if (new Date(time).getUTCDate() !== day) return null;
+  return plausible(time);
+}
+
+function shiftByZone(isoUtc: string, zone: string | undefined): string | null {
+  if (!zone || /^(Z|UTC|GMT)$/i.test(zone)) return isoUtc;
+  const match = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
+  if (!match) return isoUtc;
+  const offsetMinutes = (Number(match[2]) * 60 + Number(match[3] ?? 0)) * (match[1] === '-' ? -1 : 1);
+  return plausible(Date.parse(isoUtc) - offsetMinutes * 60_000);
+}
+
+function plausible(time: number): string | null {
+  if (time < EARLIEST_PLAUSIBLE_DATE || time > Date.now() + FUTURE_TOLERANCE_MS) return null;
+  return new Date(time).toISOString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Language and canonical URL
+
+function findLanguage(document: DomDocument, jsonLd: JsonLdObjects): string | null {
+  const declared = [
+    document.documentElement.getAttribute('lang'),
+    document.documentElement.getAttribute('xml:lang'),
+    metaContent(document, ['meta[http-equiv="content-language" i]', 'meta[name="language" i]']),
+    metaContent(document, ['meta[property="og:locale" i]']),
+    firstString([...jsonLd.articles, ...jsonLd.pages], ['inLanguage']),
+  ];
+  for (const candidate of declared) {
+    const tag = toLanguageTag(candidate);
+    if (tag) return tag;
+  }
+  return detectLanguageFromScript(document.body?.textContent ?? '');
+}
+
+/** "en_US" → "en-US", "EN" → "en", "en, fr" → "en"; placeholders and malformed tags → null. */
+export function toLanguageTag(value: string | null | undefined): string | null {
+  const first = normalizeSpace(value).split(/[,;\s]/)[0]?.replace(/_/g, '-');
+  if (!first || /^(x-default|und|mul|zxx)$/i.test(first)) return null;
+  try {
+    return Intl.getCanonicalLocales(first)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function findCanonicalUrl(document: DomDocument, pageUrl: string): string | null {
+  for (const link of document.querySelectorAll('link[rel][href]')) {
+    const relations = (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
+    if (!relations.includes('canonical')) continue;
+    try {
+      const resolved = new URL(link.getAttribute('href') ?? '', pageUrl);
+      if (resolved.protocol === 'http:' || resolved.protocol === 'https:') return resolved.href;
+    } catch {
+      // An unparsable canonical is as good as none.
+    }
+  }
+  return null;
+}

@@ -1,0 +1,21 @@
+/**
+ * The extractor as ingest and the crawler call it. An ExtractorPool has this shape, so the CLI hands
+ * over a pool (extraction off the event loop, a time limit per page); without one, the extractor runs
+ * on the calling thread, loaded on first use (its parsers are heavy to load).
+ */
+import type { ExtractedPage } from '../types.js';
+
+export interface PageExtractor {
+  /** Bytes of an HTML, PDF or text document; the extractor detects the kind and the charset. */
+  extract(bytes: Uint8Array, source: { url: string; contentType?: string | null }): Promise<ExtractedPage>;
+  extractHtml(html: string, url: string): ExtractedPage | Promise<ExtractedPage>;
+}
+
+let inThread: Promise<PageExtractor> | undefined;
+
+/** The given extractor, else the real one on the calling thread. */
+export function extractorOrDefault(extractor: PageExtractor | undefined): Promise<PageExtractor> {
+  if (extractor) return Promise.resolve(extractor);
+  inThread ??= import('../extract/index.js').then(({ extractDocument, extractHtml }) => ({ extract: extractDocument, extractHtml }));
+  return inThread;
+}

@@ -1,0 +1,35 @@
+/**
+ * local content: page text for results of any upstream. A page already in the local index is
+ * served from it; otherwise it is fetched with the SSRF-safe fetcher, extracted off the event loop,
+ * and, when the deployment asks for it, added to the index.
+ */
+import { fetchPolicy, safeFetch } from '../../local/fetch/index.js';
+import { toIndexedPage } from '../../local/ingest/indexed-page.js';
+import { sharedExtractor, sharedIndex } from '../../local/shared.js';
+import type { LocalOptions } from '../search/local.js';
+import type { ContentProvider, PageContent } from '../types.js';
+
+export function createLocalContent(name: string, options: LocalOptions): ContentProvider {
+  const policy = fetchPolicy({
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    maxBytes: options.maxPageBytes,
+    maxDecodedBytes: options.maxPageBytes * 2,
+    timeoutMs: options.fetchTimeoutMs,
+  });
+  return {
+    name,
+    async fetchContent(url, { signal }): Promise<PageContent | null> {
+      const index = await sharedIndex(options.directory);
+      const stored = await index.get(url);
+      if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
+
+      const fetched = await safeFetch(url, policy, signal);
+      if (fetched.status !== 200) return null;
+      const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
+      const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
+      if (!page) return null; // a challenge page or no text: never returned as text
+      if (options.addFetchedPages) await index.upsert([page]);
+      return { text: page.text, title: page.title, datePublished: page.datePublished };
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import type { IndexedPage } from '../../src/local/types.js';
+import { article, html, routes, startLoopbackServer } from '../local/fetch/loopback-server.js';
+
+const CLI = 'dist/src/cli/main.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI; `onStderr` may act on progress as it comes (to interrupt it, say). */
+function searchgate(args: string[], options: { env?: NodeJS.ProcessEnv; onStderr?: (soFar: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      options.onStderr?.(stderr, child);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function temporaryDirectory(): string {
+  return mkdtempSync(join(tmpdir(), 'searchgate-index-cli-'));
+}
+
+function parseJsonLines(text: string): IndexedPage[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as IndexedPage);
+}
+
+test('index add <jsonl>, then stats --json, export and remove', async (t) => {
+  const directory = temporaryDirectory();
+  const jsonl = join(directory, 'pages.jsonl');
+  writeFileSync(
+    jsonl,
+    [
+      JSON.stringify({ url: 'https://www.example.org/one', title: 'One', text: 'The first page is about lighthouses.', datePublished: '2024-01-02' }),
+      '{this line is broken',
+      JSON.stringify({ url: 'https://docs.example.net/two', title: 'Two', text: 'The second page is about harbours.' }),
+      // The same text under another URL: stored once.
+      JSON.stringify({ url: 'https://mirror.example.net/two', title: 'Two (mirror)', text: 'The second page is about   HARBOURS.' }),
+    ].join('\n'),
+  );
+  const index = join(directory, 'index');
+
+  const added = await searchgate(['index', 'add', jsonl, '--dir', index]);
+  t.is(added.code, 0, added.stderr);
+  t.regex(added.stderr, /line 2: not valid JSON/);
+  t.regex(added.stderr, /2 pages added, 1 duplicates, 0 skipped, 1 bad lines/);
+
+  const stats = await searchgate(['index', 'stats', '--json'], { env: { SEARCHGATE_INDEX_DIR: index } });
+  t.is(stats.code, 0, stats.stderr);
+  t.like(JSON.parse(stats.stdout), { documents: 2, domains: 2, directory: index });
+  t.true(JSON.parse(stats.stdout).bytesOnDisk > 0);
+  t.regex((await searchgate(['index', 'stats', '--dir', index])).stdout, /documents:\s+2/);
+
+  const exported = await searchgate(['index', 'export', '--dir', index]);
+  t.is(exported.code, 0, exported.stderr);
+  const pages = parseJsonLines(exported.stdout).sort((a, b) => a.url.localeCompare(b.url));
+  t.deepEqual(
+    pages.map((page) => [page.url, page.title, page.domain]),
+    [
+      ['https://docs.example.net/two', 'Two', 'docs.example.net'],
+      ['https://www.example.org/one', 'One', 'example.org'],
+    ],
+  );
+  t.is(pages[1]!.datePublished, '2024-01-02T00:00:00.000Z');
+
+  const out = join(directory, 'export.jsonl');
+  t.is((await searchgate(['index', 'export', '--dir', index, '--out', out])).code, 0);
+  t.is(parseJsonLines(readFileSync(out, 'utf8')).length, 2);
+
+  const removed = await searchgate(['index', 'remove', 'https://WWW.example.org/one#top', '--dir', index]);
+  t.is(removed.code, 0, removed.stderr);
+  t.regex(removed.stdout, /removed 1 page\b/);
+  t.like(JSON.parse((await searchgate(['index', 'stats', '--json', '--dir', index])).stdout), { documents: 1 });
+});
+
+test('index add with bad arguments is a usage error', async (t) => {
+  const directory = temporaryDirectory();
+  for (const args of [['add'], ['add', join(directory, 'missing.jsonl')], ['add', 'notes.txt'], ['add', 'https://example.org/', '--max-pages', 'many'], ['frobnicate']]) {
+    const run = await searchgate(['index', ...args, '--dir', join(directory, 'index')]);
+    t.is(run.code, 2, args.join(' '));
+    t.regex(run.stderr, /usage: searchgate index/);
+  }
+});
+
+test('index add <url> crawls; without --allow-private a loopback site is refused', async (t) => {
+  const server = await startLoopbackServer(routes({ '/': html(article('home', { links: ['/a'] })), '/a': html(article('alpha')) }));
+  t.teardown(() => server.close());
+  const index = join(temporaryDirectory(), 'index');
+
+  const refused = await searchgate(['index', 'add', `${server.origin}/`, '--dir', index, '--delay-ms', '0']);
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /refused|private, loopback/);
+  t.deepEqual(server.requests, []);
+
+  const crawled = await searchgate(['index', 'add', `${server.origin}/`, '--dir', index, '--delay-ms', '0', '--allow-private']);
+  t.is(crawled.code, 0, crawled.stderr);
+  t.regex(crawled.stderr, /stored http:\/\/127\.0\.0\.1:\d+\/a/);
+  const pages = parseJsonLines((await searchgate(['index', 'export', '--dir', index])).stdout);
+  t.deepEqual(pages.map((page) => page.title).sort(), ['alpha', 'home']);
+});
+
+test('an interrupted index add continues where it stopped when run again', async (t) => {
+  const paths = Array.from({ length: 8 }, (_, n) => `/page-${n}`);
+  const server = await startLoopbackServer(
+    routes({ '/': html(article('start', { links: paths })), ...Object.fromEntries(paths.map((path) => [path, html(article(`topic ${path}`))])) }),
+  );
+  t.teardown(() => server.close());
+  const index = join(temporaryDirectory(), 'index');
+  const args = ['index', 'add', `${server.origin}/`, '--dir', index, '--delay-ms', '150', '--concurrency', '1', '--allow-private'];
+
+  let interrupted = false;
+  const first = await searchgate(args, {
+    onStderr: (soFar, child) => {
+      if (!interrupted && (soFar.match(/^stored /gm) ?? []).length >= 3) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    },
+  });
+  t.is(first.code, 130, first.stderr);
+  const storedFirst = [...first.stderr.matchAll(/^stored (\S+)/gm)].map((match) => match[1]!);
+  t.true(storedFirst.length >= 3 && storedFirst.length < 9);
+  const requestsBefore = server.requests.length;
+
+  const second = await searchgate(args);
+  t.is(second.code, 0, second.stderr);
+  t.regex(second.stderr, /resuming an interrupted crawl/);
+  const fetchedAgain = server.requests.slice(requestsBefore).map((request) => `${server.origin}${request.path}`);
+  for (const url of storedFirst) t.false(fetchedAgain.includes(url), `${url} fetched again`);
+
+  const pages = parseJsonLines((await searchgate(['index', 'export', '--dir', index])).stdout);
+  t.is(pages.length, 9);
+});

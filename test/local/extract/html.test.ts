@@ -1,0 +1,61 @@
+import test from 'ava';
+import { extractHtml } from '../../../src/local/extract/index.js';
+
+const PARAGRAPHS = [
+  'The city council voted on Tuesday to expand the tram network by twelve kilometres, linking the northern suburbs to the centre.',
+  'Construction is expected to begin next spring and to last three years, with the first new stops opening in the second year.',
+  'Opponents argued that the money would be better spent on buses, which can serve more neighbourhoods for the same cost.',
+  'The mayor said the tram would cut journey times in half for commuters and reduce traffic on the main roads into town.',
+];
+
+const PAGE = `<!doctype html><html lang="en"><head><title>Council approves tram extension - Metro Daily</title>
+<meta property="og:title" content="Council approves tram extension"></head><body>
+<header class="site-header"><a href="/">Metro Daily</a><nav><a href="/news">News</a><a href="/sport">Sport</a></nav></header>
+<div class="cookie-banner">We use cookies to improve your experience. Accept all cookies?</div>
+<main><article>
+  <h1>Council approves tram extension</h1>
+  <div class="byline">By Jane Reporter</div>
+  <p class="dateline">Updated 10:01 pm PST, Tuesday, November 19, 2019</p>
+  <div class="share-bar"><a href="https://facebook.com/share">Facebook</a><a href="https://twitter.com/share">Twitter</a><a href="mailto:">Email</a></div>
+  <figure><img src="tram.jpg"><figcaption>A tram on the existing line near the station. Photo: Metro Daily</figcaption></figure>
+  <p>${PARAGRAPHS[0]}</p>
+  <p>${PARAGRAPHS[1]}</p>
+  <p><strong>Related:</strong> <a href="https://metro.example/news/buses">Bus fares to rise in January</a></p>
+  <p>${PARAGRAPHS[2]}</p>
+  <div class="newsletter-signup"><h3>Get the morning briefing</h3><p>Sign up for our newsletter and never miss a story from the city.</p></div>
+  <p>${PARAGRAPHS[3]}</p>
+  <p>Advertisement</p>
+  <ul class="related-stories"><li><a href="/news/a">Bridge closed for repairs over the weekend</a></li><li><a href="/news/b">New cycle lanes open on the ring road</a></li></ul>
+</article></main>
+<section id="comments"><h2>Comments</h2><div class="comment"><p>This is a terrible waste of money and nobody asked for a tram at all in this city.</p></div></section>
+<footer><p>Copyright 2019 Metro Daily. All rights reserved.</p></footer>
+</body></html>`;
+
+test('the main text keeps the article and drops navigation, bylines, share bars, captions, teasers and comments', (t) => {
+  const extracted = extractHtml(PAGE, 'https://metro.example/news/tram');
+  t.is(extracted.text, PARAGRAPHS.join('\n\n'));
+  t.is(extracted.title, 'Council approves tram extension');
+});
+
+test('a short lede that mentions a date, and a citation that is only a link, stay', (t) => {
+  const lede = 'On Nov. 19, the council voted to extend the tram.';
+  const citation = '<a href="https://transport.example/report.pdf">Read the transport authority report</a>';
+  const html = `<html><head><title>Tram vote</title></head><body><article><h1>Tram vote</h1><p>${lede}</p>
+    ${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}<p>${citation}</p></article></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
+  t.true(extracted.text.startsWith(lede));
+  t.true(extracted.text.endsWith('Read the transport authority report'));
+});
+
+test('a wrapper whose class sounds like boilerplate is kept when it holds the article', (t) => {
+  const html = `<html><body><div class="widget Blog"><div class="post-body">${PARAGRAPHS.map((paragraph) => `<div>${paragraph}</div>`).join('')}</div></div>
+    <div class="sidebar"><p>${'Popular posts this week from around the whole blog network. '.repeat(2)}</p></div></body></html>`;
+  const extracted = extractHtml(html, 'https://blog.example/2019/11/tram.html');
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));
+  t.false(extracted.text.includes('Popular posts'));
+});
+
+test('a page without an article falls back to its whole text, minus navigation', (t) => {
+  const html = '<html><body><nav><a href="/">Home</a></nav><p>Opening hours: 9 to 5.</p></body></html>';
+  t.is(extractHtml(html, 'https://shop.example/').text, 'Opening hours: 9 to 5.');
+});

@@ -1,0 +1,85 @@
+import test from 'ava';
+import { extractHtml, parseDate } from '../../../src/local/extract/index.js';
+
+const ARTICLE_TEXT = '<p>' + 'The council met on Tuesday to discuss the new budget for the coming year. '.repeat(8) + '</p>';
+
+interface PageParts {
+  jsonLd?: unknown;
+  meta?: string;
+  time?: string;
+  title?: string;
+}
+
+function page(parts: PageParts): string {
+  return `<!doctype html><html lang="en-GB"><head>
+    <title>${parts.title ?? 'Document title | The Daily Example'}</title>
+    <meta property="og:site_name" content="The Daily Example">
+    ${parts.meta ?? ''}
+    ${parts.jsonLd === undefined ? '' : `<script type="application/ld+json">${JSON.stringify(parts.jsonLd)}</script>`}
+    <link rel="canonical" href="/news/budget">
+  </head><body><article><h1>Budget approved</h1>${parts.time ?? ''}${ARTICLE_TEXT}</article></body></html>`;
+}
+
+const URL_WITH_DATE = 'https://news.example/2021/04/05/budget-approved';
+const JSON_LD = { '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Headline from JSON-LD', datePublished: '2024-03-15T10:00:00+02:00' };
+const OPEN_GRAPH = '<meta property="og:title" content="Headline from og"><meta property="article:published_time" content="2023-06-01T12:00:00Z">';
+const TIME = '<time datetime="2022-02-02T08:30:00Z">2 February 2022</time>';
+
+test('the date comes from JSON-LD first, then article meta, then <time>, then the URL', (t) => {
+  t.is(extractHtml(page({ jsonLd: JSON_LD, meta: OPEN_GRAPH, time: TIME }), URL_WITH_DATE).datePublished, '2024-03-15T08:00:00.000Z');
+  t.is(extractHtml(page({ meta: OPEN_GRAPH, time: TIME }), URL_WITH_DATE).datePublished, '2023-06-01T12:00:00.000Z');
+  t.is(extractHtml(page({ time: TIME }), URL_WITH_DATE).datePublished, '2022-02-02T08:30:00.000Z');
+  t.is(extractHtml(page({}), URL_WITH_DATE).datePublished, '2021-04-05T00:00:00.000Z');
+  t.is(extractHtml(page({}), 'https://news.example/budget-approved').datePublished, null);
+});
+
+test('the title comes from JSON-LD, then og:title, then <title> without the site name', (t) => {
+  t.is(extractHtml(page({ jsonLd: JSON_LD, meta: OPEN_GRAPH }), URL_WITH_DATE).title, 'Headline from JSON-LD');
+  t.is(extractHtml(page({ meta: OPEN_GRAPH }), URL_WITH_DATE).title, 'Headline from og');
+  t.is(extractHtml(page({}), URL_WITH_DATE).title, 'Document title');
+});
+
+test('JSON-LD is read inside @graph and arrays, and the article wins over the web page', (t) => {
+  const graph = {
+    '@context': 'https://schema.org',
+    '@graph': [
+      { '@type': 'WebSite', name: 'The Daily Example' },
+      { '@type': 'WebPage', name: 'Page name', datePublished: '2020-01-01' },
+      { '@type': ['Article', 'NewsArticle'], headline: 'Article in a graph', datePublished: '2024-01-31T23:00:00-05:00' },
+    ],
+  };
+  const fromGraph = extractHtml(page({ jsonLd: graph }), URL_WITH_DATE);
+  t.is(fromGraph.title, 'Article in a graph');
+  t.is(fromGraph.datePublished, '2024-02-01T04:00:00.000Z');
+
+  const fromArray = extractHtml(page({ jsonLd: [{ '@type': 'Organization', name: 'Org' }, { '@type': 'BlogPosting', headline: 'Post &amp; more', dateCreated: '2019-11-20' }] }), URL_WITH_DATE);
+  t.is(fromArray.title, 'Post & more');
+  t.is(fromArray.datePublished, '2019-11-20T00:00:00.000Z');
+});
+
+test('itemprop microdata counts as meta, and a related-article list in JSON-LD is not the page', (t) => {
+  const microdata = extractHtml(page({ meta: '<meta itemprop="datePublished" content="2018-10-06">' }), 'https://x.example/a');
+  t.is(microdata.datePublished, '2018-10-06T00:00:00.000Z');
+  const list = { '@type': 'ItemList', itemListElement: [{ '@type': 'NewsArticle', headline: 'Someone else', datePublished: '2001-01-01' }] };
+  const withList = extractHtml(page({ jsonLd: list, meta: OPEN_GRAPH }), URL_WITH_DATE);
+  t.is(withList.title, 'Headline from og');
+  t.is(withList.datePublished, '2023-06-01T12:00:00.000Z');
+});
+
+test('language and canonical URL', (t) => {
+  const extracted = extractHtml(page({}), 'https://news.example/2021/04/05/budget-approved?utm_source=x');
+  t.is(extracted.language, 'en-GB');
+  t.is(extracted.canonicalUrl, 'https://news.example/news/budget');
+  const korean = extractHtml(`<html><body><article><p>${'서울은 대한민국의 수도이며 가장 큰 도시입니다. '.repeat(10)}</p></article></body></html>`, 'https://k.example/');
+  t.is(korean.language, 'ko');
+});
+
+test('parseDate reads dates without a zone as UTC and applies offsets', (t) => {
+  t.is(parseDate('2019-11-20 09:28:00'), '2019-11-20T09:28:00.000Z');
+  t.is(parseDate('2019-11-20T09:28:00.123+0530'), '2019-11-20T03:58:00.123Z');
+  t.is(parseDate('Tue, 19 Nov 2019 22:10:00 GMT'), '2019-11-19T22:10:00.000Z');
+  t.is(parseDate('November 19, 2019'), '2019-11-19T00:00:00.000Z');
+  t.is(parseDate('2023-02-29'), null);
+  t.is(parseDate('0001-01-01T00:00:00Z'), null);
+  t.is(parseDate('not a date'), null);
+});

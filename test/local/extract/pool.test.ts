@@ -1,0 +1,50 @@
+import test from 'ava';
+import { ExtractorPool, extractHtml } from '../../../src/local/extract/index.js';
+import { buildPdf } from './pdf-fixture.js';
+
+const ARTICLE = `<html><head><title>Bridge reopens</title></head><body><nav><a href="/">Home</a><a href="/news">News</a></nav>
+<article><h1>Bridge reopens</h1><p>${'The bridge reopened to traffic on Monday after two years of repairs to its deck and cables. '.repeat(5)}</p></article></body></html>`;
+
+/** Thousands of nested elements: Readability's scoring walks up every ancestor, which takes seconds. */
+const PATHOLOGICAL = `<html><body>${'<div class="c"><p>Some words in a paragraph, with commas, here.</p>'.repeat(6000)}${'</div>'.repeat(6000)}</body></html>`;
+
+test('the pool returns what extractHtml returns, off the event loop', async (t) => {
+  const pool = new ExtractorPool({ size: 2 });
+  t.teardown(() => pool.close());
+  const [fromHtml, fromBytes, fromPdf] = await Promise.all([
+    pool.extractHtml(ARTICLE, 'https://city.example/bridge'),
+    pool.extract(Buffer.from(ARTICLE), { url: 'https://city.example/bridge', contentType: 'text/html; charset=utf-8' }),
+    pool.extract(buildPdf('Minutes', [['The council approved the budget.']]), { url: 'https://city.example/m.pdf', contentType: 'application/pdf' }),
+  ]);
+  t.deepEqual(fromHtml, extractHtml(ARTICLE, 'https://city.example/bridge'));
+  t.deepEqual(fromBytes, fromHtml);
+  t.is(fromPdf.text, 'The council approved the budget.');
+});
+
+test('a page over the time limit yields an empty text and its worker is replaced', async (t) => {
+  // Generous enough for the ordinary page on a loaded machine; the pathological one needs many seconds.
+  const pool = new ExtractorPool({ size: 1, timeLimitMs: 2000 });
+  t.teardown(() => pool.close());
+  const started = Date.now();
+  const slow = await pool.extractHtml(PATHOLOGICAL, 'https://slow.example/');
+  t.is(slow.text, '');
+  t.is(pool.timeouts, 1);
+  t.true(Date.now() - started < 8000, 'the limit cut the page short');
+  const next = await pool.extractHtml(ARTICLE, 'https://city.example/bridge');
+  t.regex(next.text, /bridge reopened to traffic/);
+  t.is(pool.timeouts, 1);
+});
+
+test('HTML beyond the size cap is cut off before parsing', async (t) => {
+  const pool = new ExtractorPool({ size: 1, maxHtmlBytes: 600 });
+  t.teardown(() => pool.close());
+  const capped = await pool.extract(Buffer.from(ARTICLE), { url: 'https://city.example/bridge', contentType: 'text/html' });
+  t.true(capped.text.length > 0);
+  t.true(capped.text.length < extractHtml(ARTICLE, 'https://city.example/bridge').text.length);
+});
+
+test('a closed pool refuses work', async (t) => {
+  const pool = new ExtractorPool({ size: 1 });
+  await pool.close();
+  await t.throwsAsync(pool.extractHtml(ARTICLE, 'https://city.example/bridge'), { message: /closed/ });
+});

@@ -1,0 +1,311 @@
+/** The local index on disk: writes, search with filters, ranking, snippets, reopening. */
+import * as lancedb from '@lancedb/lancedb';
+import { Field, Schema, Utf8 } from 'apache-arrow';
+import test from 'ava';
+import { openLocalIndex } from '../../../src/local/index/index.js';
+import { PAGES_TABLE, SCHEMA_VERSION_KEY, pageSchema, toRow } from '../../../src/local/index/schema.js';
+import type { IndexedPage, LocalIndex } from '../../../src/local/types.js';
+import { filler, page, query, temporaryDirectory } from './helpers.js';
+
+async function openWith(t: Parameters<typeof temporaryDirectory>[0], pages: IndexedPage[]) {
+  const directory = await temporaryDirectory(t);
+  const index = await openLocalIndex(directory);
+  t.teardown(() => index.close());
+  await index.upsert(pages);
+  return { index, directory };
+}
+
+async function urlsFound(index: LocalIndex, ...args: Parameters<typeof query>): Promise<string[]> {
+  const { hits } = await index.search(query(...args));
+  return hits.map((hit) => hit.page.url).sort();
+}
+
+const DOMAIN_PAGES = [
+  page('https://example.com/a', { text: 'walrus facts' }),
+  page('https://docs.example.com/b', { text: 'walrus habitat' }),
+  page('https://a.b.example.com/c', { text: 'walrus diet' }),
+  page('https://badexample.com/d', { text: 'walrus myths' }),
+  page('https://example.org/e', { text: 'walrus pictures' }),
+];
+
+test('an empty index answers searches, gets and stats', async (t) => {
+  const { index } = await openWith(t, []);
+  t.deepEqual(await index.search(query('anything')), { hits: [], total: 0 });
+  t.is(await index.get('https://nowhere.example/'), null);
+  const stats = await index.stats();
+  t.is(stats.documents, 0);
+  t.is(stats.domains, 0);
+  t.is(stats.lastUpdated, null);
+});
+
+test('upserted pages are found, with their stored text and a score', async (t) => {
+  const text = 'The narwhal is a medium-sized toothed whale with a large tusk.';
+  const { index } = await openWith(t, [page('https://sea.example/narwhal', { title: 'Narwhal', text })]);
+  const { hits, total } = await index.search(query('narwhal tusk'));
+  t.is(hits.length, 1);
+  t.is(total, 1);
+  t.is(hits[0]!.page.text, text, 'text mode returns the stored main text');
+  t.deepEqual(hits[0]!.page, page('https://sea.example/narwhal', { title: 'Narwhal', text }));
+  t.true(hits[0]!.score > 0);
+});
+
+test('a domain filter matches the domain and its subdomains, not look-alikes', async (t) => {
+  const { index } = await openWith(t, DOMAIN_PAGES);
+  t.deepEqual(await urlsFound(index, 'walrus', { includeDomains: ['example.com'] }), [
+    'https://a.b.example.com/c',
+    'https://docs.example.com/b',
+    'https://example.com/a',
+  ]);
+  t.deepEqual(await urlsFound(index, 'walrus', { includeDomains: ['docs.example.com', 'example.org'] }), [
+    'https://docs.example.com/b',
+    'https://example.org/e',
+  ]);
+});
+
+test('excludeDomains removes the domain and its subdomains', async (t) => {
+  const { index } = await openWith(t, DOMAIN_PAGES);
+  t.deepEqual(await urlsFound(index, 'walrus', { excludeDomains: ['example.com'] }), [
+    'https://badexample.com/d',
+    'https://example.org/e',
+  ]);
+});
+
+test('include and exclude together: a subdomain can be carved out of an included domain', async (t) => {
+  const { index } = await openWith(t, DOMAIN_PAGES);
+  t.deepEqual(
+    await urlsFound(index, 'walrus', { includeDomains: ['example.com'], excludeDomains: ['docs.example.com'] }),
+    ['https://a.b.example.com/c', 'https://example.com/a'],
+  );
+});
+
+test('filters run inside the query: the top hits of the filtered set come back, not survivors of a global top-k', async (t) => {
+  const crowd = Array.from({ length: 60 }, (_, n) =>
+    page(`https://crowd.example/${n}`, { title: 'albatross albatross', text: 'albatross albatross albatross' }),
+  );
+  const { index } = await openWith(t, [...crowd, page('https://lonely.example/x', { text: `albatross ${filler(300)}` })]);
+  const { hits } = await index.search(query('albatross', { limit: 5, includeDomains: ['lonely.example'] }));
+  t.deepEqual(
+    hits.map((hit) => hit.page.url),
+    ['https://lonely.example/x'],
+  );
+});
+
+test('the date window is half-open in UTC, to the millisecond, and pages without a date never match', async (t) => {
+  const day = (iso: string) => page(`https://days.example/${iso}`, { datePublished: iso, text: 'puffin sighting' });
+  const { index } = await openWith(t, [
+    day('2023-12-31T23:59:59.999Z'),
+    day('2024-01-01T00:00:00.000Z'),
+    day('2024-01-01T23:59:59.999Z'),
+    day('2024-01-02T00:00:00.000Z'),
+    page('https://days.example/undated', { text: 'puffin sighting' }),
+  ]);
+  const window = { fromMs: Date.UTC(2024, 0, 1), toMs: Date.UTC(2024, 0, 2) };
+  t.deepEqual(await urlsFound(index, 'puffin', { window }), [
+    'https://days.example/2024-01-01T00:00:00.000Z',
+    'https://days.example/2024-01-01T23:59:59.999Z',
+  ]);
+  t.deepEqual(await urlsFound(index, 'puffin', { window, excludeDomains: ['days.example'] }), []);
+  t.is((await index.search(query('puffin'))).hits.length, 5, 'no window: undated pages match');
+});
+
+test('a term in the title beats the same term once in a long body', async (t) => {
+  const { index } = await openWith(t, [
+    page('https://body.example/long', { title: 'Island wildlife', text: `${filler(400)} quokka ${filler(400)}` }),
+    page('https://title.example/short', { title: 'Quokka', text: `Small marsupials. ${filler(60)}` }),
+  ]);
+  const { hits } = await index.search(query('quokka'));
+  t.deepEqual(
+    hits.map((hit) => hit.page.url),
+    ['https://title.example/short', 'https://body.example/long'],
+  );
+  t.true(hits[0]!.score > hits[1]!.score);
+});
+
+test('snippets hold the matching passage of the text', async (t) => {
+  const { index } = await openWith(t, [
+    page('https://zoo.example/a', { text: `${filler(300)} The axolotl regenerates its limbs. ${filler(300)}` }),
+  ]);
+  const [hit] = (await index.search(query('axolotl limb regeneration'))).hits;
+  t.truthy(hit);
+  t.true(hit!.snippet.includes('The axolotl regenerates its limbs.'), hit!.snippet);
+  t.true([...hit!.snippet].length <= 250);
+});
+
+test("'all' matching needs every word; 'any' ranks pages with more of them first", async (t) => {
+  const { index } = await openWith(t, [
+    page('https://m.example/both', { text: 'lemur and tapir together' }),
+    page('https://m.example/one', { text: 'only a lemur here' }),
+  ]);
+  t.deepEqual(await urlsFound(index, 'lemur tapir', { match: 'all' }), ['https://m.example/both']);
+  const { hits } = await index.search(query('lemur tapir'));
+  t.deepEqual(
+    hits.map((hit) => hit.page.url),
+    ['https://m.example/both', 'https://m.example/one'],
+  );
+});
+
+test('stemming matches inflections; stop-word-only and punctuation queries find nothing and do not fail', async (t) => {
+  const { index } = await openWith(t, [page('https://stem.example/a', { text: 'She was running connections.' })]);
+  t.deepEqual(await urlsFound(index, 'runs connected'), ['https://stem.example/a']);
+  t.deepEqual(await index.search(query('the of and')), { hits: [], total: 0 });
+  for (const odd of ['"unbalanced', 'a AND (b OR', "o'brien: x^2 * -y", 'title:foo', '\\ \' ;--']) {
+    await t.notThrowsAsync(index.search(query(odd)), odd);
+  }
+});
+
+test('limit and offset page through the ranking', async (t) => {
+  const pages = Array.from({ length: 7 }, (_, n) =>
+    page(`https://pages.example/${n}`, { text: `${'gecko '.repeat(n + 1)}${filler(20)}` }),
+  );
+  const { index } = await openWith(t, pages);
+  const all = (await index.search(query('gecko', { limit: 10 }))).hits.map((hit) => hit.page.url);
+  t.is(all.length, 7);
+  const second = await index.search(query('gecko', { limit: 3, offset: 3 }));
+  t.deepEqual(
+    second.hits.map((hit) => hit.page.url),
+    all.slice(3, 6),
+  );
+  t.is(second.total, null, 'a full page: the total is not known');
+  const last = await index.search(query('gecko', { limit: 3, offset: 6 }));
+  t.is(last.total, 7);
+});
+
+test('an upsert replaces the page with the same canonical URL', async (t) => {
+  const { index } = await openWith(t, [page('https://news.example/story', { title: 'Old headline', text: 'ocelot' })]);
+  await index.upsert([page('https://news.example/story', { title: 'New headline', text: 'margay' })]);
+  t.deepEqual(await urlsFound(index, 'ocelot'), []);
+  t.deepEqual(await urlsFound(index, 'margay'), ['https://news.example/story']);
+  t.is((await index.get('https://news.example/story'))?.title, 'New headline');
+  t.is((await index.stats()).documents, 1);
+});
+
+test('pages sharing a canonical URL are one page; a URL that moves to another canonical leaves no stale copy', async (t) => {
+  const canonical = 'https://shop.example/item';
+  const { index } = await openWith(t, [
+    page('https://shop.example/item?utm=a', { canonicalUrl: canonical, text: 'kinkajou one' }),
+    page('https://shop.example/item?utm=b', { canonicalUrl: canonical, text: 'kinkajou two' }),
+    page('https://shop.example/old', { text: 'binturong' }),
+  ]);
+  t.is((await index.stats()).documents, 2);
+  t.is((await index.get(canonical))?.text, 'kinkajou two', 'the last of a batch wins');
+  await index.upsert([page('https://shop.example/old', { canonicalUrl: 'https://shop.example/new', text: 'binturong' })]);
+  t.deepEqual(
+    (await index.search(query('binturong'))).hits.map((hit) => hit.page.canonicalUrl),
+    ['https://shop.example/new'],
+  );
+});
+
+test('remove deletes by url or canonical URL and counts what it removed', async (t) => {
+  const { index } = await openWith(t, [
+    page('https://del.example/a', { text: 'capybara' }),
+    page('https://del.example/b?ref=1', { canonicalUrl: 'https://del.example/b', text: 'capybara' }),
+    page('https://del.example/c', { text: 'capybara' }),
+  ]);
+  t.is(await index.remove(['https://del.example/a', 'https://del.example/b', 'https://del.example/missing']), 2);
+  t.deepEqual(await urlsFound(index, 'capybara'), ['https://del.example/c']);
+  t.is(await index.get('https://del.example/a'), null);
+  t.is(await index.remove(['https://del.example/a']), 0);
+  t.is(await index.remove([]), 0);
+});
+
+test('get finds a page by url or canonical URL, quotes and backslashes included', async (t) => {
+  const odd = "https://odd.example/it's\\here?q='x'";
+  const { index } = await openWith(t, [
+    page('https://get.example/p?x=1', { canonicalUrl: 'https://get.example/p' }),
+    page(odd),
+  ]);
+  t.is((await index.get('https://get.example/p'))?.url, 'https://get.example/p?x=1');
+  t.is((await index.get('https://get.example/p?x=1'))?.canonicalUrl, 'https://get.example/p');
+  t.is((await index.get(odd))?.url, odd);
+  t.is(await index.get("https://get.example/p' OR '1'='1"), null);
+});
+
+test('stats count documents and domains; export streams every page', async (t) => {
+  const { index } = await openWith(t, DOMAIN_PAGES);
+  const stats = await index.stats();
+  t.is(stats.documents, 5);
+  t.is(stats.domains, 5);
+  t.true(stats.bytesOnDisk > 0);
+  t.truthy(stats.lastUpdated && Date.parse(stats.lastUpdated) > 0);
+  const exported: IndexedPage[] = [];
+  for await (const exportedPage of index.export()) exported.push(exportedPage);
+  t.deepEqual(
+    exported.map((p) => p.url).sort(),
+    DOMAIN_PAGES.map((p) => p.url).sort(),
+  );
+  t.deepEqual(
+    exported.find((p) => p.url === DOMAIN_PAGES[0]!.url),
+    DOMAIN_PAGES[0],
+  );
+});
+
+test('a reopened index keeps everything', async (t) => {
+  const directory = await temporaryDirectory(t);
+  const first = await openLocalIndex(directory);
+  await first.upsert(DOMAIN_PAGES);
+  await first.upsert([page('https://later.example/z', { text: 'walrus later', datePublished: '2025-05-05T00:00:00.000Z' })]);
+  await first.remove(['https://example.org/e']);
+  await first.close();
+  await t.throwsAsync(first.search(query('walrus')), { message: /after close/ });
+
+  const reopened = await openLocalIndex(directory);
+  t.teardown(() => reopened.close());
+  t.is((await reopened.stats()).documents, 5);
+  t.deepEqual(await urlsFound(reopened, 'walrus', { includeDomains: ['example.com'] }), [
+    'https://a.b.example.com/c',
+    'https://docs.example.com/b',
+    'https://example.com/a',
+  ]);
+  t.deepEqual(await urlsFound(reopened, 'walrus', { window: { fromMs: Date.UTC(2025, 0, 1), toMs: Date.UTC(2026, 0, 1) } }), [
+    'https://later.example/z',
+  ]);
+  t.is(await reopened.get('https://example.org/e'), null);
+});
+
+test('concurrent upserts and searches in one process all land', async (t) => {
+  const { index } = await openWith(t, []);
+  const writers = Array.from({ length: 5 }, (_, batch) =>
+    index.upsert(Array.from({ length: 20 }, (_, n) => page(`https://conc.example/${batch}/${n}`, { text: 'pangolin' }))),
+  );
+  const readers = Array.from({ length: 20 }, () => index.search(query('pangolin', { limit: 5 })));
+  await Promise.all([...writers, ...readers]);
+  t.is((await index.stats()).documents, 100);
+  t.is((await index.search(query('pangolin', { limit: 50 }))).hits.length, 50);
+});
+
+test('rows a dead writer added but never folded become searchable when the index is next opened', async (t) => {
+  const directory = await temporaryDirectory(t);
+  const first = await openLocalIndex(directory);
+  await first.upsert([page('https://fold.example/indexed', { text: 'okapi indexed' })]);
+  await first.close();
+  // What a writer killed between its append and its fold leaves behind.
+  const connection = await lancedb.connect(directory);
+  const table = await connection.openTable(PAGES_TABLE);
+  await table.add(
+    lancedb.makeArrowTable([toRow(page('https://fold.example/orphan', { text: 'okapi orphan' }), Date.now() * 1000)] as unknown as Record<string, unknown>[], {
+      schema: pageSchema,
+    }),
+  );
+  table.close();
+  connection.close();
+
+  const reopened = await openLocalIndex(directory, { readConsistencyMs: 0 });
+  t.teardown(() => reopened.close());
+  t.truthy(await reopened.get('https://fold.example/orphan'), 'committed rows are readable at once');
+  const deadline = Date.now() + 30_000;
+  let found: string[] = [];
+  while (Date.now() < deadline && found.length < 2) {
+    found = await urlsFound(reopened, 'okapi');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.deepEqual(found, ['https://fold.example/indexed', 'https://fold.example/orphan']);
+});
+
+test('an index written in another layout is refused with a message saying what to do', async (t) => {
+  const directory = await temporaryDirectory(t);
+  const connection = await lancedb.connect(directory);
+  const otherLayout = new Schema([new Field('url', new Utf8(), false)], new Map([[SCHEMA_VERSION_KEY, '0']]));
+  (await connection.createEmptyTable(PAGES_TABLE, otherLayout)).close();
+  connection.close();
+  await t.throwsAsync(openLocalIndex(directory), { message: /layout 0, this version reads layout 1; export it/ });
+});

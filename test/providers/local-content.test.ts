@@ -82,3 +82,12 @@ test('the content fetcher refuses loopback addresses unless the operator allows 
   for (const result of results) t.false('text' in result);
   t.is(site.requests.length, 0, 'no request reached the loopback site');
 });
+
+test('pages fetched for text are kept for a while, so the next answer does not fetch them again', async (t) => {
+  const { gateway, site } = await setup(t, { allowPrivateNetworks: true });
+  await gateway.post('/v1/web-search', { query: 'first', contents: { text: true } });
+  const second = await gateway.post('/v1/web-search', { query: 'second', contents: { text: true } });
+  const [article] = ((await second.json()) as any).data.webPages.value;
+  t.true(article.text.includes('The gateway fetches pages'));
+  t.is(site.requests.filter((r) => r.url === '/article').length, 1);
+});

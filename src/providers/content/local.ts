@@ -3,13 +3,23 @@
  * served from it; otherwise it is fetched with the SSRF-safe fetcher, extracted off the event loop,
  * and, when the deployment asks for it, added to the index.
  */
+import { LRUCache } from 'lru-cache';
 import { fetchPolicy, safeFetch } from '../../local/fetch/index.js';
 import { toIndexedPage } from '../../local/ingest/indexed-page.js';
 import { sharedExtractor, sharedIndex } from '../../local/shared.js';
 import type { LocalOptions } from '../search/local.js';
 import type { ContentProvider, PageContent } from '../types.js';
 
+/** Extracted pages kept in memory, so a page shared by many answers is fetched once an hour at most. */
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+const PAGE_CACHE_TTL_MS = 60 * 60_000;
+
 export function createLocalContent(name: string, options: LocalOptions): ContentProvider {
+  const recentPages = new LRUCache<string, PageContent>({
+    maxSize: PAGE_CACHE_BYTES,
+    sizeCalculation: (page) => Math.max(1, page.text.length * 2),
+    ttl: PAGE_CACHE_TTL_MS,
+  });
   const policy = fetchPolicy({
     allowPrivateNetworks: options.allowPrivateNetworks,
     maxBytes: options.maxPageBytes,
@@ -19,6 +29,8 @@ export function createLocalContent(name: string, options: LocalOptions): Content
   return {
     name,
     async fetchContent(url, { signal }): Promise<PageContent | null> {
+      const recent = recentPages.get(url);
+      if (recent) return recent;
       const index = await sharedIndex(options.directory);
       const stored = await index.get(url);
       if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
@@ -29,7 +41,9 @@ export function createLocalContent(name: string, options: LocalOptions): Content
       const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
       if (!page) return null; // a challenge page or no text: never returned as text
       if (options.addFetchedPages) await index.upsert([page]);
-      return { text: page.text, title: page.title, datePublished: page.datePublished };
+      const content = { text: page.text, title: page.title, datePublished: page.datePublished };
+      recentPages.set(url, content);
+      return content;
     },
   };
 }

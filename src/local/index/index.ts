@@ -1,9 +1,9 @@
 /**
- * The embedded default's on-disk full-text index, on LanceDB (see docs/benchmarks.index.md for the
+ * The embedded default's on-disk full-text index, on LanceDB (see docs/benchmarks.md, "Local index" for the
  * measurements behind the choice).
  *
  * - Ranking: BM25 per field (title, text), summed with a title weight: a multi-match query.
- * - Filters: SQL predicates on B-tree-indexed columns, applied as a pre-filter inside the search.
+ * - Filters: SQL predicates on scalar-indexed columns, applied as a pre-filter inside the search.
  * - Durability: every write is one LanceDB commit (a new manifest written atomically), so a crash
  *   leaves the last committed version readable; files of an unfinished commit are never referenced.
  * - Writes: an upsert appends the pages as new rows, folds them into the indexes, then deletes the
@@ -72,7 +72,12 @@ const FULL_TEXT_OPTIONS: Partial<lancedb.FtsOptions> = {
   withPosition: false,
 };
 const FULL_TEXT_COLUMNS = ['title', 'text'] as const;
-const SCALAR_INDEXED_COLUMNS = ['canonicalUrl', 'url', 'domainKey', 'publishedAtMs'] as const;
+const SCALAR_INDEXES: [string, () => lancedb.Index][] = [
+  ['canonicalUrl', lancedb.Index.btree],
+  ['url', lancedb.Index.btree],
+  ['publishedAtMs', lancedb.Index.btree],
+  ['filterLabels', lancedb.Index.labelList],
+];
 const SEARCH_COLUMNS = [...PAGE_FIELDS, '_score'];
 const GET_COLUMNS = [...PAGE_FIELDS, 'revision'];
 
@@ -118,7 +123,7 @@ async function openPagesTable(connection: lancedb.Connection, directory: string)
 async function ensureIndexes(table: lancedb.Table): Promise<void> {
   const wanted: [string, lancedb.Index][] = [
     ...FULL_TEXT_COLUMNS.map((column): [string, lancedb.Index] => [column, lancedb.Index.fts(FULL_TEXT_OPTIONS)]),
-    ...SCALAR_INDEXED_COLUMNS.map((column): [string, lancedb.Index] => [column, lancedb.Index.btree()]),
+    ...SCALAR_INDEXES.map(([column, index]): [string, lancedb.Index] => [column, index()]),
   ];
   for (const [column, config] of wanted) {
     const hasIndex = async () => (await table.listIndices()).some((index) => index.columns.includes(column));
@@ -230,7 +235,7 @@ class LanceLocalIndex implements LocalIndex {
    * Folds the rows added since the last fold into the inverted and B-tree indexes, compacts
    * fragments and deletes versions older than keepVersionsMs. It merges a delta into the indexes
    * rather than rebuilding them, but its cost still grows with the table (LanceDB 0.37 offers one
-   * optimize that also compacts: ~13 s at 243k pages on 2 cores), so writes share folds: every write
+   * optimize that also compacts: 5–22 s at 243k pages on 2 cores), so writes share folds: every write
    * committed before a fold starts waits for that fold, and one committed while a fold runs waits
    * for the next.
    */

@@ -2,14 +2,14 @@
  * The LanceDB table that holds the pages: one row per canonical URL, with the columns the filters
  * and indexes need beside the page's own fields.
  */
-import { Field, Float64, Schema, Utf8, type Vector } from 'apache-arrow';
+import { Field, Float64, List, Schema, Utf8, type Vector } from 'apache-arrow';
 import type { IndexedPage } from '../types.js';
-import { normalizeDomain, reversedHostKey } from './filters.js';
+import { filterLabels, normalizeDomain } from './filters.js';
 
 export const PAGES_TABLE = 'pages';
 
 /** Bumped when the table's layout changes, so an old directory is recognised rather than misread. */
-export const SCHEMA_VERSION = '1';
+export const SCHEMA_VERSION = '2';
 export const SCHEMA_VERSION_KEY = 'searchgate.schemaVersion';
 
 export interface PageRow {
@@ -21,8 +21,8 @@ export interface PageRow {
   /** datePublished as epoch milliseconds: the date window compares numbers, not strings. */
   publishedAtMs: number | null;
   domain: string;
-  /** reversedHostKey(domain): subdomain matching by B-tree range. */
-  domainKey: string;
+  /** filterLabels(domain, publishedAtMs): host suffix keys and date labels, for the filters' bitmap index. */
+  filterLabels: string[];
   language: string | null;
   fetchedAt: string;
   contentHash: string;
@@ -57,7 +57,7 @@ export const pageSchema = new Schema(
     utf8('datePublished', true),
     new Field('publishedAtMs', new Float64(), true),
     utf8('domain'),
-    utf8('domainKey'),
+    new Field('filterLabels', new List(new Field('item', new Utf8(), true)), false),
     utf8('language', true),
     utf8('fetchedAt'),
     utf8('contentHash'),
@@ -67,7 +67,8 @@ export const pageSchema = new Schema(
 );
 
 export function toRow(page: IndexedPage, revision: number): PageRow {
-  const publishedAtMs = page.datePublished === null ? null : Date.parse(page.datePublished);
+  const parsed = page.datePublished === null ? NaN : Date.parse(page.datePublished);
+  const publishedAtMs = Number.isFinite(parsed) ? parsed : null;
   const domain = normalizeDomain(page.domain);
   return {
     url: page.url,
@@ -75,9 +76,9 @@ export function toRow(page: IndexedPage, revision: number): PageRow {
     title: page.title,
     text: page.text,
     datePublished: page.datePublished,
-    publishedAtMs: Number.isFinite(publishedAtMs) ? publishedAtMs : null,
+    publishedAtMs,
     domain,
-    domainKey: reversedHostKey(domain),
+    filterLabels: filterLabels(domain, publishedAtMs),
     language: page.language,
     fetchedAt: page.fetchedAt,
     contentHash: page.contentHash,

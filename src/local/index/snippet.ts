@@ -3,7 +3,7 @@
  * cut on word boundaries, with an ellipsis where the text goes on. A page whose text holds none of
  * the words (it matched by its title) gets its opening passage.
  */
-import type { StemMatcher } from './terms.js';
+import type { StemMatcher, TermOccurrence } from './terms.js';
 
 export const DEFAULT_SNIPPET_LENGTH = 250;
 
@@ -12,12 +12,6 @@ const ELLIPSIS = '…';
 const MAX_BOUNDARY_SHIFT = 30;
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 const WHITESPACE_RUN = /\s+/g;
-
-interface TermOccurrence {
-  start: number;
-  end: number;
-  term: number;
-}
 
 /**
  * At most `maxLength` code points (ellipses included). Offsets are UTF-16 units, which bound code

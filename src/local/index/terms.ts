@@ -7,13 +7,16 @@
 import { stemmer } from 'stemmer';
 
 /** A word is a run of letters and digits, as the native "simple" tokenizer splits. */
-export const WORD_PATTERN = /[\p{L}\p{N}]+/gu;
+const WORD_PATTERN = /[\p{L}\p{N}]+/gu;
 
-/** Words too common to pick a passage by. The index drops these too (with a longer list of its own). */
+/**
+ * Words too common to pick a passage by. A subset of the index's own English stop words, so a query
+ * the index can answer always has a stem here.
+ */
 const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a an and are as at be but by for from has have he her his i if in into is it its me my no not of on or ' +
-    'our she so such than that the their them then there these they this those to us was we were what when ' +
+    'our she so such than that the their them then there these they this those to was we were what when ' +
     'which who will with you your'
   ).split(' '),
 );
@@ -43,6 +46,13 @@ export function queryStems(query: string): string[] {
     if (!STOP_WORDS.has(folded)) stems.add(stemmer(folded));
   }
   return [...stems];
+}
+
+/** A query word found in a text: UTF-16 offsets, and which of the query's stems it matched. */
+export interface TermOccurrence {
+  start: number;
+  end: number;
+  term: number;
 }
 
 /**
@@ -76,7 +86,7 @@ export class StemMatcher {
   }
 
   /** Every word of `text` that matches a query stem, in order. */
-  *occurrences(text: string): Generator<{ start: number; end: number; term: number }> {
+  *occurrences(text: string): Generator<TermOccurrence> {
     if (!this.candidates) return;
     for (const candidate of text.matchAll(this.candidates)) {
       const term = this.match(candidate[0]);

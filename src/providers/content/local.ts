@@ -40,7 +40,8 @@ export function createLocalContent(name: string, options: LocalOptions): Content
       const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
       const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
       if (!page) return null; // a challenge page or no text: never returned as text
-      if (options.addFetchedPages) await index.upsert([page]);
+      // Not awaited: folding a page into a large index takes seconds, longer than any content budget.
+      if (options.addFetchedPages) void index.upsert([page]).catch(() => {});
       const content = { text: page.text, title: page.title, datePublished: page.datePublished };
       recentPages.set(url, content);
       return content;

@@ -5,7 +5,7 @@ import { aggregateScore, compareTexts, loadBenchmarkPages, type BenchmarkPage } 
 
 /** The shared data set, next to the repository (never copied into it): ../shared/data/article-extraction. */
 const DATA_DIR = fileURLToPath(new URL('../../../../../shared/data/article-extraction', import.meta.url));
-/** Measured 0.986 on the 54 pages (docs/benchmarks.extraction.md); the floor sits just below. */
+/** Measured 0.986 on the 54 pages (docs/benchmarks.md, "Main-text extraction"); the floor sits just below. */
 const F1_FLOOR = 0.975;
 
 test('the shingle scorer follows the benchmark: normalized counts, means of P and R, F1 of the means', (t) => {

@@ -108,6 +108,26 @@ test('the date window is half-open in UTC, to the millisecond, and pages without
   t.is((await index.search(query('puffin'))).hits.length, 5, 'no window: undated pages match');
 });
 
+test('a window that does not start or end at midnight (a rolling preset) is exact to the millisecond too', async (t) => {
+  const at = (iso: string) => page(`https://rolling.example/${iso}`, { datePublished: iso, text: 'heron nest' });
+  const { index } = await openWith(t, [
+    at('2023-12-31T12:00:00.000Z'),
+    at('2024-01-01T11:59:59.999Z'),
+    at('2024-01-01T12:00:00.000Z'),
+    at('2024-01-02T08:00:00.000Z'),
+    at('2024-06-30T23:59:59.999Z'),
+    at('2025-02-03T05:59:59.999Z'),
+    at('2025-02-03T06:00:00.000Z'),
+  ]);
+  const window = { fromMs: Date.parse('2024-01-01T12:00:00.000Z'), toMs: Date.parse('2025-02-03T06:00:00.000Z') };
+  t.deepEqual(await urlsFound(index, 'heron', { window, limit: 20 }), [
+    'https://rolling.example/2024-01-01T12:00:00.000Z',
+    'https://rolling.example/2024-01-02T08:00:00.000Z',
+    'https://rolling.example/2024-06-30T23:59:59.999Z',
+    'https://rolling.example/2025-02-03T05:59:59.999Z',
+  ]);
+});
+
 test('a term in the title beats the same term once in a long body', async (t) => {
   const { index } = await openWith(t, [
     page('https://body.example/long', { title: 'Island wildlife', text: `${filler(400)} quokka ${filler(400)}` }),
@@ -307,5 +327,5 @@ test('an index written in another layout is refused with a message saying what t
   const otherLayout = new Schema([new Field('url', new Utf8(), false)], new Map([[SCHEMA_VERSION_KEY, '0']]));
   (await connection.createEmptyTable(PAGES_TABLE, otherLayout)).close();
   connection.close();
-  await t.throwsAsync(openLocalIndex(directory), { message: /layout 0, this version reads layout 1; export it/ });
+  await t.throwsAsync(openLocalIndex(directory), { message: /layout 0, this version reads layout 2; export it/ });
 });

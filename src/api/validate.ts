@@ -1,4 +1,5 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { hostWithoutWww } from '../util/domains.js';
 import { badRequest } from './errors.js';
 import { freshnessProblem, parseFreshness, type Freshness } from './freshness.js';
 import {
@@ -152,8 +153,7 @@ export class RequestValidator {
 export function normalizeDomain(entry: string): string {
   let host = entry.trim().toLowerCase();
   host = host.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '');
-  host = host.replace(/^\*\./, '').replace(/^www\./, '').replace(/\.$/, '');
-  return host;
+  return hostWithoutWww(host.replace(/^\*\./, ''));
 }
 
 function normalizeDomains(list: string[] | undefined): string[] {

@@ -9,7 +9,8 @@ import type { Logger } from '../server/logger.js';
 import type { ProviderSearchResult, SearchProvider } from '../providers/types.js';
 import type { ContentFiller } from './content.js';
 import type { Deadline } from './deadline.js';
-import { displayUrl, hostMatches, hostOf, isoDate, leadingSentences, truncateCodePoints } from './text.js';
+import { isWithinSite } from '../util/domains.js';
+import { displayUrl, hostOf, isoDate, leadingSentences, truncateCodePoints } from './text.js';
 import { firstThatAnswers, type UpstreamCaller } from './upstream.js';
 
 /** A result in its final shape, but for its position-dependent id. */
@@ -127,8 +128,8 @@ export class SearchGateway {
   private passesFilters(result: ProviderSearchResult, request: WebSearchRequest, window: DateWindow | null, nativeDates: boolean) {
     const host = hostOf(result.url);
     if (host === null) return false;
-    if (request.includeDomains.length > 0 && !request.includeDomains.some((domain) => hostMatches(host, domain))) return false;
-    if (request.excludeDomains.some((domain) => hostMatches(host, domain))) return false;
+    if (request.includeDomains.length > 0 && !request.includeDomains.some((domain) => isWithinSite(host, domain))) return false;
+    if (request.excludeDomains.some((domain) => isWithinSite(host, domain))) return false;
     if (window) {
       const published = isoDate(result.datePublished);
       if (published === null) return nativeDates;

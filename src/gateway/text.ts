@@ -1,5 +1,6 @@
 /** Text and URL shaping shared by every provider's results. */
 import { domainToUnicode } from 'node:url';
+import { hostWithoutWww } from '../util/domains.js';
 
 /**
  * The first `max` Unicode code points of `text` (spec §2.1: characters, not UTF-16 units, not
@@ -81,15 +82,10 @@ export function isoDate(value: string | null | undefined): string | null {
 /** The host a domain filter compares against: lower case, without a leading "www.". */
 export function hostOf(url: string): string | null {
   try {
-    return new URL(url).hostname.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
+    return hostWithoutWww(new URL(url).hostname);
   } catch {
     return null;
   }
-}
-
-/** A domain matches itself and every subdomain: "example.com" matches "docs.example.com". */
-export function hostMatches(host: string, domain: string): boolean {
-  return host === domain || host.endsWith(`.${domain}`);
 }
 
 /** A short extract for `summary` when the upstream has none: whole sentences up to a budget. */

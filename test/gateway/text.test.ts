@@ -1,5 +1,6 @@
 import test from 'ava';
-import { displayUrl, hostMatches, isoDate, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
+import { displayUrl, isoDate, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
+import { isWithinSite } from '../../src/util/domains.js';
 
 test('truncation counts code points: astral characters are one each and never split', (t) => {
   const astral = '𝕳𝖊𝖑𝖑𝖔'; // five mathematical letters, each a surrogate pair
@@ -39,10 +40,10 @@ test('display URLs', (t) => {
 });
 
 test('domain matching covers subdomains but not look-alikes', (t) => {
-  t.true(hostMatches('example.com', 'example.com'));
-  t.true(hostMatches('docs.example.com', 'example.com'));
-  t.false(hostMatches('badexample.com', 'example.com'));
-  t.false(hostMatches('example.com.evil.net', 'example.com'));
+  t.true(isWithinSite('example.com', 'example.com'));
+  t.true(isWithinSite('docs.example.com', 'example.com'));
+  t.false(isWithinSite('badexample.com', 'example.com'));
+  t.false(isWithinSite('example.com.evil.net', 'example.com'));
 });
 
 test('summaries end at a sentence when one ends late enough', (t) => {

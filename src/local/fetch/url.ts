@@ -3,6 +3,10 @@
  * seen set and the index's canonicalUrl agree however a link was written.
  */
 
+import { hostWithoutWww, isWithinSite } from '../../util/domains.js';
+
+export { hostWithoutWww, isWithinSite };
+
 /** Query parameters that only say how a visitor arrived; they never change what a page shows. */
 const TRACKING_PARAMETER = /^(utm_[a-z0-9_]*|gclid|gclsrc|dclid|fbclid|msclkid|yclid|mc_cid|mc_eid|igshid|_ga|_gl)$/i;
 
@@ -46,10 +50,6 @@ export function domainOf(url: string | URL): string {
   return hostWithoutWww(new URL(url).hostname);
 }
 
-export function hostWithoutWww(hostname: string): string {
-  return hostname.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
-}
-
 function safeProtocol(url: string): string | null {
   try {
     return new URL(url).protocol;
@@ -88,13 +88,3 @@ function normalizePercentEscapes(text: string): string {
   });
 }
 
-/**
- * Whether a host belongs to a site: the site's host itself (with or without "www.") or one of its
- * subdomains. This stands in for "same registrable domain" without a public-suffix list: a crawl
- * seeded at example.com may follow docs.example.com, and one seeded at docs.example.com stays there.
- */
-export function isWithinSite(hostname: string, site: string): boolean {
-  const host = hostWithoutWww(hostname);
-  const root = hostWithoutWww(site);
-  return host === root || host.endsWith(`.${root}`);
-}

@@ -9,8 +9,9 @@ import type { Logger } from '../server/logger.js';
 import type { ProviderSearchResult, SearchProvider } from '../providers/types.js';
 import type { ContentFiller } from './content.js';
 import type { Deadline } from './deadline.js';
+import { toIsoUtc } from '../util/dates.js';
 import { isWithinSite } from '../util/domains.js';
-import { displayUrl, hostOf, isoDate, leadingSentences, truncateCodePoints } from './text.js';
+import { displayUrl, hostOf, leadingSentences, truncateCodePoints } from './text.js';
 import { firstThatAnswers, type UpstreamCaller } from './upstream.js';
 
 /** A result in its final shape, but for its position-dependent id. */
@@ -131,7 +132,7 @@ export class SearchGateway {
     if (request.includeDomains.length > 0 && !request.includeDomains.some((domain) => isWithinSite(host, domain))) return false;
     if (request.excludeDomains.some((domain) => isWithinSite(host, domain))) return false;
     if (window) {
-      const published = isoDate(result.datePublished);
+      const published = toIsoUtc(result.datePublished);
       if (published === null) return nativeDates;
       const ms = Date.parse(published);
       if (ms < window.fromMs || ms >= window.toMs) return false;
@@ -156,9 +157,9 @@ function shapeResult(result: ProviderSearchResult, request: WebSearchRequest): G
     const summary = result.summary ?? (result.text ? leadingSentences(result.text, SUMMARY_CODE_POINTS) : null) ?? result.snippet;
     if (summary) shaped.summary = summary;
   }
-  const datePublished = isoDate(result.datePublished);
+  const datePublished = toIsoUtc(result.datePublished);
   if (datePublished) shaped.datePublished = datePublished;
-  const dateLastCrawled = isoDate(result.dateLastCrawled);
+  const dateLastCrawled = toIsoUtc(result.dateLastCrawled);
   if (dateLastCrawled) shaped.dateLastCrawled = dateLastCrawled;
   return shaped;
 }

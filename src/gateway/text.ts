@@ -49,36 +49,6 @@ function decodePercentEscapes(value: string): string {
   }
 }
 
-/** The shapes upstreams send most: a date, or a date-time, in UTC, with an offset or with no zone. */
-const COMMON_ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/**
- * ISO 8601 in UTC, or null for a value that is not a date. A date-time without a zone is taken as
- * UTC, whatever this server's time zone.
- */
-export function isoDate(value: string | null | undefined): string | null {
-  if (!value) return null;
-  // Date.parse is slow on the hot path; the common shapes are read directly.
-  const match = COMMON_ISO.exec(value);
-  if (match) {
-    const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '0', zone] = match;
-    const dayMs = Date.UTC(Number(year), Number(month) - 1, Number(day));
-    const dayDate = new Date(dayMs);
-    // Date.UTC rolls 2023-02-30 over into March: such a value is not a date.
-    if (dayDate.getUTCMonth() !== Number(month) - 1 || dayDate.getUTCDate() !== Number(day)) return null;
-    if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return null;
-    let ms = dayMs + ((Number(hour) * 60 + Number(minute)) * 60 + Number(second)) * 1000 + Number(fraction.slice(0, 3).padEnd(3, '0'));
-    if (zone && zone !== 'Z') {
-      const sign = zone[0] === '-' ? -1 : 1;
-      const digits = zone.slice(1).replace(':', '');
-      ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
-    }
-    return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
-  }
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-}
-
 /** The host a domain filter compares against: lower case, without a leading "www.". */
 export function hostOf(url: string): string | null {
   try {

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { displayUrl, isoDate, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
+import { displayUrl, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
+import { toIsoUtc as isoDate } from '../../src/util/dates.js';
 import { isWithinSite } from '../../src/util/domains.js';
 
 test('truncation counts code points: astral characters are one each and never split', (t) => {

@@ -6,6 +6,7 @@
  * is visible markup that can belong to a sidebar; a date in the URL is a last resort and only ever
  * accepted with a day, since a month-only date would be wrong by up to 30 days.
  */
+import { utcMilliseconds } from '../../util/dates.js';
 import { normalizeSpace, type DomDocument } from './dom.js';
 import { detectLanguageFromScript } from './language.js';
 
@@ -229,48 +230,17 @@ export function dateFromUrl(pageUrl: string): string | null {
   for (const pattern of URL_DATE_PATTERNS) {
     const match = pattern.exec(path);
     if (match) {
-      const date = utcDate(Number(match[1]), Number(match[2]), Number(match[3]), 0, 0, 0, 0);
+      const date = parseDate(`${match[1]}-${match[2]!.padStart(2, '0')}-${match[3]!.padStart(2, '0')}`);
       if (date) return date;
     }
   }
   return null;
 }
 
-const ISO_LIKE =
-  /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
-const HAS_ZONE = /(\b(?:UTC|GMT|Z)\b|[+-]\d{2}:?\d{2}$|\b[ECMP][SD]T\b)/i;
-
 /** Parses the date formats publishers use into ISO 8601 UTC; a value without a zone is read as UTC. */
 export function parseDate(value: string | null | undefined): string | null {
-  const text = normalizeSpace(value);
-  if (!text) return null;
-  const iso = ISO_LIKE.exec(text);
-  if (iso) {
-    const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '0', zone] = iso;
-    const milliseconds = Math.round(Number(`0.${fraction}`) * 1000);
-    const local = utcDate(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second), milliseconds);
-    if (!local) return null;
-    return shiftByZone(local, zone);
-  }
-  // RFC 2822 and "November 19, 2019 10:07 AM" forms; V8's parser reads them, in local time unless told.
-  const parsed = Date.parse(HAS_ZONE.test(text) ? text : `${text} UTC`);
-  return Number.isNaN(parsed) ? null : plausible(parsed);
-}
-
-function utcDate(year: number, month: number, day: number, hour: number, minute: number, second: number, milliseconds: number): string | null {
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60) return null;
-  const time = Date.UTC(year, month - 1, day, hour, minute, second, milliseconds);
-  // Date.UTC rolls 2023-02-30 over into March; a date that does not exist is not a date.
-  if (new Date(time).getUTCDate() !== day) return null;
-  return plausible(time);
-}
-
-function shiftByZone(isoUtc: string, zone: string | undefined): string | null {
-  if (!zone || /^(Z|UTC|GMT)$/i.test(zone)) return isoUtc;
-  const match = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
-  if (!match) return isoUtc;
-  const offsetMinutes = (Number(match[2]) * 60 + Number(match[3] ?? 0)) * (match[1] === '-' ? -1 : 1);
-  return plausible(Date.parse(isoUtc) - offsetMinutes * 60_000);
+  const time = utcMilliseconds(normalizeSpace(value));
+  return time === null ? null : plausible(time);
 }
 
 function plausible(time: number): string | null {

@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { toIsoUtc } from '../../util/dates.js';
 import { isHttpUrl } from '../fetch/url.js';
 import type { ExtractedPage, IndexedPage } from '../types.js';
 import { extractorOrDefault } from './extractor.js';
@@ -88,7 +89,6 @@ function nonBlank(value: unknown): string | null {
 
 /** ISO 8601 UTC from a date string or epoch milliseconds; null when there is none or it is not a date. */
 function isoDate(value: unknown): string | null {
-  if (typeof value !== 'string' && typeof value !== 'number') return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+  if (typeof value === 'number') return Number.isFinite(value) ? new Date(value).toISOString() : null;
+  return typeof value === 'string' ? toIsoUtc(value) : null;
 }

@@ -1,0 +1,43 @@
+/**
+ * One date reader for the whole product: upstream replies, page metadata and ingested records all
+ * become ISO 8601 UTC the same way. A value without a zone is read as UTC, whatever this server's
+ * time zone.
+ */
+
+/** The ISO-like shapes publishers and APIs send: dashes and colons optional, "Z", "UTC", "GMT" or an offset. */
+const ISO_LIKE =
+  /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+const HAS_ZONE = /(\b(?:UTC|GMT|Z)\b|[+-]\d{2}:?\d{2}$|\b[ECMP][SD]T\b)/i;
+
+/** Epoch milliseconds of a date string, or null when it is not a date (2023-02-30 is not). */
+export function utcMilliseconds(value: string | null | undefined): number | null {
+  const text = value?.trim();
+  if (!text) return null;
+  // Read directly: Date.parse is slow on the hot path, and reads zone-less values in local time.
+  const iso = ISO_LIKE.exec(text);
+  if (iso) {
+    const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '0', zone] = iso;
+    const [h, m, s] = [Number(hour), Number(minute), Number(second)];
+    if (Number(month) < 1 || Number(month) > 12 || h > 24 || (h === 24 && (m > 0 || s > 0)) || m > 59 || s > 60) return null;
+    const time = Date.UTC(Number(year), Number(month) - 1, Number(day), h, m, s, Math.round(Number(`0.${fraction}`) * 1000));
+    // Date.UTC rolls 2023-02-30 over into March; a date that does not exist is not a date.
+    const dayStart = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+    if (dayStart.getUTCDate() !== Number(day)) return null;
+    return time - zoneOffsetMs(zone);
+  }
+  // RFC 2822 and "November 19, 2019 10:07 AM" forms: V8 reads them, in local time unless told.
+  const parsed = Date.parse(HAS_ZONE.test(text) ? text : `${text} UTC`);
+  return Number.isNaN(parsed) ? null : parsed;
+}
+
+/** ISO 8601 in UTC, or null for a value that is not a date. */
+export function toIsoUtc(value: string | null | undefined): string | null {
+  const time = utcMilliseconds(value);
+  return time === null ? null : new Date(time).toISOString();
+}
+
+function zoneOffsetMs(zone: string | undefined): number {
+  const match = zone ? /^([+-])(\d{2}):?(\d{2})?$/.exec(zone) : null;
+  if (!match) return 0;
+  return (Number(match[2]) * 60 + Number(match[3] ?? 0)) * (match[1] === '-' ? -1 : 1) * 60_000;
+}

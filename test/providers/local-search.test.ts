@@ -35,12 +35,10 @@ async function setup(t: any, pages: IndexedPage[] = PAGES) {
 const search = async (gateway: Awaited<ReturnType<typeof setup>>, body: Record<string, unknown>) => {
   const response = await gateway.post('/v1/web-search', body);
   const json = (await response.json()) as any;
-  t_is200(response.status, json);
+  // Thrown rather than asserted so that every caller gets a parsed 200 body or a clear failure.
+  if (response.status !== 200) throw new Error(`expected 200, got ${response.status}: ${JSON.stringify(json)}`);
   return json;
 };
-function t_is200(status: number, json: unknown) {
-  if (status !== 200) throw new Error(`expected 200, got ${status}: ${JSON.stringify(json)}`);
-}
 
 test('the local index answers web-search end to end, with query-biased snippets', async (t) => {
   const gateway = await setup(t);

@@ -1,6 +1,6 @@
 /**
  * Retrieval quality of the local index on SciFact (BEIR format): every abstract is upserted as a
- * page (https://scifact.example/doc/<_id>, title = title, text = text) into a fresh index under
+ * page (title = title, text = text; src/cli/beir.ts) into a fresh index under
  * /tmp, then each train query with judgements is searched (top 10, default 'any' matching) and
  * scored by nDCG@10 against the train qrels, with linear gains as trec_eval / BEIR compute it.
  * Reference: plain BM25 (k1 0.9, b 0.4) over title + text scores 0.665.
@@ -11,13 +11,14 @@
  *   node dist/bench/index-quality.js [--data DIR] [--index-dir DIR] [--title-boosts 1,1.2,1.5]
  *                                    [--out FILE] [--max-seconds S]
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { indexCorpus, NDCG_CUTOFF, ndcgAtCutoff, readJsonLines, readQrels, searchDocumentIds } from '../src/cli/beir.js';
+import type { BeirDocument, BeirQuery, Qrels } from '../src/cli/beir.js';
 import { openLocalIndex } from '../src/local/index/index.js';
-import type { IndexedPage, LocalIndex } from '../src/local/types.js';
+import type { LocalIndex } from '../src/local/types.js';
 import { machineDescription, startWatchdog } from './index-bench-common.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,79 +33,15 @@ const { values: flags } = parseArgs({
 });
 
 const BASELINE_BM25_NDCG = 0.665;
-const CUTOFF = 10;
-const BATCH_SIZE = 1000;
 
-interface CorpusDocument {
-  _id: string;
-  title: string;
-  text: string;
-}
-
-function readJsonLines<T>(path: string): T[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as T);
-}
-
-/** query id → (document id → graded relevance). */
-function readQrels(path: string): Map<string, Map<string, number>> {
-  const qrels = new Map<string, Map<string, number>>();
-  for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
-    const [queryId, documentId, score] = line.trim().split('\t');
-    if (!queryId || !documentId || score === undefined) continue;
-    let judged = qrels.get(queryId);
-    if (!judged) qrels.set(queryId, (judged = new Map()));
-    judged.set(documentId, Number(score));
-  }
-  return qrels;
-}
-
-function ndcgAtCutoff(ranked: readonly string[], judged: ReadonlyMap<string, number>): number {
-  const discount = (rank: number) => 1 / Math.log2(rank + 2);
-  const dcg = ranked.slice(0, CUTOFF).reduce((sum, id, rank) => sum + (judged.get(id) ?? 0) * discount(rank), 0);
-  const ideal = [...judged.values()].sort((a, b) => b - a).slice(0, CUTOFF);
-  const idcg = ideal.reduce((sum, gain, rank) => sum + gain * discount(rank), 0);
-  return idcg > 0 ? dcg / idcg : 0;
-}
-
-const DOCUMENT_URL_PREFIX = 'https://scifact.example/doc/';
-
-function asPage(document: CorpusDocument, fetchedAt: string): IndexedPage {
-  const url = DOCUMENT_URL_PREFIX + document._id;
-  return {
-    url,
-    canonicalUrl: url,
-    title: document.title,
-    text: document.text,
-    datePublished: null,
-    domain: 'scifact.example',
-    language: 'en',
-    fetchedAt,
-    contentHash: createHash('sha256').update(document.text).digest('hex'),
-  };
-}
-
-async function evaluate(index: LocalIndex, queries: readonly { _id: string; text: string }[], qrels: Map<string, Map<string, number>>) {
+async function evaluate(index: LocalIndex, queries: readonly BeirQuery[], qrels: Qrels) {
   let sum = 0;
   let evaluated = 0;
   const started = performance.now();
   for (const query of queries) {
     const judged = qrels.get(query._id);
     if (!judged) continue;
-    const { hits } = await index.search({
-      query: query.text,
-      limit: CUTOFF,
-      offset: 0,
-      includeDomains: [],
-      excludeDomains: [],
-      window: null,
-    });
-    sum += ndcgAtCutoff(
-      hits.map((hit) => hit.page.url.slice(DOCUMENT_URL_PREFIX.length)),
-      judged,
-    );
+    sum += ndcgAtCutoff(await searchDocumentIds(index, query.text, NDCG_CUTOFF), judged);
     evaluated++;
   }
   return { ndcgAt10: sum / evaluated, queries: evaluated, meanQueryMs: (performance.now() - started) / evaluated };
@@ -117,18 +54,15 @@ async function main(): Promise<void> {
     return;
   }
   startWatchdog(Number(flags['max-seconds']), 'index-quality');
-  const corpus = readJsonLines<CorpusDocument>(resolve(dataDirectory, 'corpus.jsonl'));
-  const queries = readJsonLines<{ _id: string; text: string }>(resolve(dataDirectory, 'queries-train.jsonl'));
+  const corpus = readJsonLines<BeirDocument>(resolve(dataDirectory, 'corpus.jsonl'));
+  const queries = readJsonLines<BeirQuery>(resolve(dataDirectory, 'queries-train.jsonl'));
   const qrels = readQrels(resolve(dataDirectory, 'qrels-train.tsv'));
 
   const indexDirectory = flags['index-dir']!;
   rmSync(indexDirectory, { recursive: true, force: true });
-  const fetchedAt = new Date().toISOString();
   let index = await openLocalIndex(indexDirectory);
   const ingestStarted = performance.now();
-  for (let start = 0; start < corpus.length; start += BATCH_SIZE) {
-    await index.upsert(corpus.slice(start, start + BATCH_SIZE).map((document) => asPage(document, fetchedAt)));
-  }
+  await indexCorpus(index, corpus);
   const ingestSeconds = (performance.now() - ingestStarted) / 1000;
   console.log(`indexed ${corpus.length} abstracts in ${ingestSeconds.toFixed(1)} s`);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `searchgate serve`: starts the gateway with the deployment's config; SIGTERM drains, then exits. */
 import { ConfigError, loadConfig, type ResolvedConfig } from '../config/load.js';
+import { ModelDirectoryError } from '../local/rerank/model.js';
 import { closeSharedLocalParts, sharedIndex } from '../local/shared.js';
 import { createGateway } from '../server/app.js';
 import { createLogger, type Logger } from '../server/logger.js';
@@ -11,6 +12,7 @@ commands:
   serve                 start the gateway (config: SEARCHGATE_CONFIG, default config/default.yaml; port: PORT, default 8080)
   index <subcommand>    manage the local index: add, stats, remove, export (searchgate index --help)
   extract <file|url>    print the title, date and main text of one page, as the service extracts it
+  calibrate             fit a reranker model's score calibration on labelled data (searchgate calibrate --help)
   help                  show this text`;
 
 /** Says what the local index holds, and how to fill it when it is empty. */
@@ -48,7 +50,18 @@ async function serve(): Promise<void> {
   const gateway = createGateway({ config, logger });
   const port = process.env.PORT !== undefined ? Number(process.env.PORT) : config.server.port;
   const host = process.env.HOST ?? config.server.host;
-  const address = await gateway.listen(port, host);
+  let address;
+  try {
+    address = await gateway.listen(port, host);
+  } catch (error) {
+    // A model the config names but cannot load is a configuration problem: say which file, exit 78.
+    if (error instanceof ModelDirectoryError) {
+      process.stderr.write(`searchgate: cannot start: ${error.message}\n`);
+      await closeSharedLocalParts();
+      process.exit(78);
+    }
+    throw error;
+  }
   logger.info('listening', {
     address: `http://${address.address}:${address.port}`,
     search: config.search.chain,
@@ -82,6 +95,7 @@ async function serve(): Promise<void> {
 const SUBCOMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<number> }>> = {
   index: () => import('./index-command.js'),
   extract: () => import('./extract-command.js'),
+  calibrate: () => import('./calibrate.js'),
 };
 
 const [command = 'help', ...rest] = process.argv.slice(2);
@@ -91,6 +105,7 @@ switch (command) {
     break;
   case 'index':
   case 'extract':
+  case 'calibrate':
     process.exitCode = await (await SUBCOMMANDS[command]!()).main(rest);
     break;
   case 'help':

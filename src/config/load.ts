@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import { DEFAULT_RERANK_MODEL } from '../api/schemas.js';
 import { builtInProviderTypes, type ProviderType } from '../providers/registry.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
@@ -18,6 +19,8 @@ export interface ResolvedConfig extends GatewayConfig {
 }
 
 export const DEFAULT_CONFIG_PATH = 'config/default.yaml';
+/** The implicit provider and model name of the embedded reranker. */
+export const LOCAL_RERANKER = 'local-reranker';
 
 /** Reads SEARCHGATE_CONFIG (or config/default.yaml when present; an empty config otherwise). */
 export function loadConfig(
@@ -69,6 +72,13 @@ export function resolveConfig(
 
   // The embedded default is always there under the name `local` unless the operator redefines it.
   config.providers.local ??= { type: 'local', ...(env.SEARCHGATE_INDEX_DIR ? { directory: env.SEARCHGATE_INDEX_DIR } : {}) };
+  // So is the embedded reranker. Only the implicit default model may be absent (rerank then answers
+  // 503 and the log says how to fetch it); a model the operator names must load or the start fails.
+  config.providers[LOCAL_RERANKER] ??= {
+    type: 'local-reranker',
+    ...(env.SEARCHGATE_RERANK_MODEL ? { model: env.SEARCHGATE_RERANK_MODEL } : { optional: true }),
+  };
+  if (Object.keys(config.rerank.models).length === 0) config.rerank.models[LOCAL_RERANKER] = { chain: [LOCAL_RERANKER] };
 
   for (const [name, provider] of Object.entries(config.providers)) {
     const type = providerTypes[provider.type];
@@ -97,6 +107,11 @@ export function resolveConfig(
   const { defaultModel, models } = config.rerank;
   if (defaultModel !== undefined && !(defaultModel in models)) {
     throw new ConfigError(`config key rerank.defaultModel: no model named "${defaultModel}" under rerank.models`);
+  }
+
+  const searchRerank = config.search.rerank;
+  if (searchRerank.model !== null && searchRerank.model !== DEFAULT_RERANK_MODEL && !(searchRerank.model in config.rerank.models)) {
+    throw new ConfigError(`config key search.rerank.model: no model named "${searchRerank.model}" under rerank.models`);
   }
 
   const envKeys = (env.SEARCHGATE_API_KEYS ?? '')

@@ -69,6 +69,21 @@ export const configSchema = {
         chain: { type: 'array', items: { type: 'string' }, default: ['local'] },
         overFetchFactor: { type: 'number', minimum: 1, maximum: 10, default: 2 },
         maxPagesPerRequest: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
+        rerank: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            /** A rerank model id, or null to keep every provider's own order. */
+            model: { type: ['string', 'null'], minLength: 1, default: 'service-reranker-v1' },
+            /** Search providers whose results are reranked; the local index ranks by BM25 alone. */
+            providers: { type: 'array', items: { type: 'string' }, default: ['local'] },
+            /** Results fetched and scored before the cut to count. */
+            candidates: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            /** Longest the reranking may take; past it the provider's order stands. */
+            timeBudgetMs: { type: 'integer', minimum: 1, default: 3_000 },
+          },
+        },
       },
     },
     content: {
@@ -138,7 +153,12 @@ export interface GatewayConfig {
   auth: { keys: Array<{ name: string; key: string }> };
   retry: { retries: number; minDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };
   providers: Record<string, ProviderConfig>;
-  search: { chain: string[]; overFetchFactor: number; maxPagesPerRequest: number };
+  search: {
+    chain: string[];
+    overFetchFactor: number;
+    maxPagesPerRequest: number;
+    rerank: { model: string | null; providers: string[]; candidates: number; timeBudgetMs: number };
+  };
   content: { chain: string[]; timeBudgetMs: number; concurrency: number };
   rerank: { defaultModel?: string; maxDocuments: number; models: Record<string, { chain: string[] }> };
   cache: {

@@ -55,22 +55,33 @@ export class RerankGateway {
   }
 
   async rerank(request: RerankRequest, deadline: Deadline): Promise<RerankOutcome> {
-    const { id: model, chain } = this.resolveModel(request.model);
-    const unique = [...new Set(request.documents)];
+    const { provider, scores } = await this.score(request.model, request.query, request.documents, deadline);
+    const ranking = scores
+      .map((score, index) => ({ index, score }))
+      .sort((a, b) => b.score - a.score || a.index - b.index);
+    return { provider, ranking };
+  }
+
+  /** One score per document, in document order, from the first provider of the model's chain that answers. */
+  async score(
+    modelId: string,
+    query: string,
+    documents: readonly string[],
+    deadline: Deadline,
+  ): Promise<{ provider: string; scores: number[] }> {
+    const { id: model, chain } = this.resolveModel(modelId);
+    const unique = [...new Set(documents)];
     return firstThatAnswers(chain, 'rerank', deadline, this.logger, async (provider) => {
       const uniqueScores: number[] = [];
       for (let start = 0; start < unique.length; start += provider.capabilities.maxDocuments) {
         const batch = unique.slice(start, start + provider.capabilities.maxDocuments);
         const scores = await this.upstream.withRetries(provider.name, 'rerank', deadline, () =>
-          provider.rerank({ model, query: request.query, documents: batch, signal: deadline.signal }),
+          provider.rerank({ model, query, documents: batch, signal: deadline.signal }),
         );
         uniqueScores.push(...scores);
       }
       const scoreOf = new Map(unique.map((document, i) => [document, uniqueScores[i]!]));
-      const ranking = request.documents
-        .map((document, index) => ({ index, score: scoreOf.get(document)! }))
-        .sort((a, b) => b.score - a.score || a.index - b.index);
-      return { provider: provider.name, ranking };
+      return { provider: provider.name, scores: documents.map((document) => scoreOf.get(document)!) };
     });
   }
 }

@@ -4,6 +4,7 @@
  */
 import { createLocalContent } from './content/local.js';
 import { createLocalSearch, localOptionsSchema } from './search/local.js';
+import { createLocalRerank, localRerankerOptionsSchema } from './rerank/local.js';
 import { createSearchgateCompatibleRerank } from './rerank/searchgate-compatible.js';
 import { createSearchgateCompatibleSearch, searchgateCompatibleOptionsSchema } from './search/searchgate-compatible.js';
 import type { ContentProvider, RerankProvider, SearchProvider } from './types.js';
@@ -20,6 +21,10 @@ export const builtInProviderTypes: Record<string, ProviderType> = {
     optionsSchema: localOptionsSchema,
     search: createLocalSearch,
     content: createLocalContent,
+  },
+  'local-reranker': {
+    optionsSchema: localRerankerOptionsSchema,
+    rerank: createLocalRerank,
   },
   'searchgate-compatible': {
     optionsSchema: searchgateCompatibleOptionsSchema,

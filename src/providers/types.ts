@@ -4,6 +4,8 @@
  * gateway (src/gateway) supplies the rest.
  */
 import type { Freshness } from '../api/freshness.js';
+import type { Logger } from '../server/logger.js';
+import type { ModelTelemetry } from '../server/metrics.js';
 
 export interface SearchCapabilities {
   /** Most results one upstream call may return. */
@@ -75,6 +77,11 @@ export interface RerankCall {
 export interface RerankProvider {
   readonly name: string;
   readonly capabilities: { maxDocuments: number };
+  /** Loads what the provider needs before the gateway listens (a local model); a throw stops the start. */
+  start?(logger: Logger): Promise<void>;
+  close?(): Promise<void>;
+  /** For /metrics: the work of an in-process model; null while none is loaded. */
+  telemetry?(): ModelTelemetry | null;
   /** One score in [0, 1] per document, in document order. */
   rerank(call: RerankCall): Promise<number[]>;
 }

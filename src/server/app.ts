@@ -32,7 +32,8 @@ export function createGateway(options: ServiceOptions): Gateway {
     app,
     services,
     server,
-    listen(port, host = '127.0.0.1') {
+    async listen(port, host = '127.0.0.1') {
+      await services.start();
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -48,7 +49,7 @@ export function createGateway(options: ServiceOptions): Gateway {
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          resolve();
+          void services.close().then(() => resolve());
         });
         server.closeIdleConnections();
       });

@@ -83,6 +83,53 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/** What an in-process model reports about its work (the local reranker); read at scrape time. */
+export interface ModelTelemetry {
+  provider: string;
+  queuedDocuments: number;
+  dispatches: number;
+  documents: number;
+  windows: number;
+  cachedWindows: number;
+}
+
+/**
+ * The local reranker's queue and work, read from its own counters at each scrape, so scoring pays
+ * nothing for them. The counters only grow while the model is loaded.
+ */
+export function registerModelMetrics(metrics: Metrics, sources: () => ModelTelemetry[]): void {
+  const registers = [metrics.registry];
+  const labelNames = ['provider'] as const;
+  new Gauge({
+    name: 'searchgate_local_reranker_queued_documents',
+    help: 'Documents waiting for the local reranker, by provider.',
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const source of sources()) this.set({ provider: source.provider }, source.queuedDocuments);
+    },
+  });
+  const counters: Array<[keyof Omit<ModelTelemetry, 'provider' | 'queuedDocuments'>, string, string]> = [
+    ['dispatches', 'searchgate_local_reranker_dispatches_total', 'Batches of requests the local reranker ran, by provider.'],
+    ['documents', 'searchgate_local_reranker_documents_total', 'Documents the local reranker scored, by provider.'],
+    ['windows', 'searchgate_local_reranker_windows_total', 'Document windows scored (long documents have several), by provider.'],
+    ['cachedWindows', 'searchgate_local_reranker_cached_windows_total', 'Document windows whose embedding came from the cache, by provider.'],
+  ];
+  for (const [field, name, help] of counters) {
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers,
+      collect() {
+        this.reset();
+        for (const source of sources()) this.inc({ provider: source.provider }, source[field]);
+      },
+    });
+  }
+}
+
 export interface CountAndDuration {
   count: { inc(): void };
   duration: { observe(seconds: number): void };

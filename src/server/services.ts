@@ -12,7 +12,7 @@ import { unmeteredLedger, type AllowanceLedger } from '../state/allowance.js';
 import { StaticKeyAuthenticator, type Authenticator } from '../state/keys.js';
 import { ResponseCache } from '../state/responseCache.js';
 import type { Logger } from './logger.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, registerModelMetrics, type Metrics } from './metrics.js';
 
 export interface ServiceOptions {
   config: ResolvedConfig;
@@ -36,6 +36,9 @@ export interface Services {
   openApi: object;
   now: () => number;
   draining: boolean;
+  /** Loads what providers need before the first request (the local reranker's model). */
+  start(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export function createServices({ config, logger, providerTypes = builtInProviderTypes, now = Date.now }: ServiceOptions): Services {
@@ -53,6 +56,16 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     return built.get(key) as T;
   }
 
+  const rerankModels = new Map(
+    Object.entries(config.rerank.models).map(([model, { chain }]) => [
+      model,
+      chain.map((name) => provider<RerankProvider>(name, 'rerank')),
+    ]),
+  );
+  const rerank = new RerankGateway(rerankModels, config.rerank.defaultModel, upstream, logger);
+  registerModelMetrics(metrics, () =>
+    [...built.values()].flatMap((instance) => (instance as Partial<RerankProvider>).telemetry?.() ?? []),
+  );
   const content = new ContentFiller(
     config.content.chain.map((name) => provider<ContentProvider>(name, 'content')),
     config.content,
@@ -66,14 +79,8 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     upstream,
     logger,
     now,
+    (model, query, documents, deadline) => rerank.score(model, query, documents, deadline),
   );
-  const rerankModels = new Map(
-    Object.entries(config.rerank.models).map(([model, { chain }]) => [
-      model,
-      chain.map((name) => provider<RerankProvider>(name, 'rerank')),
-    ]),
-  );
-  const rerank = new RerankGateway(rerankModels, config.rerank.defaultModel, upstream, logger);
   const limits = { maxDocuments: config.rerank.maxDocuments };
 
   return {
@@ -91,5 +98,11 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     openApi: openApiDocument(limits),
     now,
     draining: false,
+    async start() {
+      for (const instance of built.values()) await (instance as Partial<RerankProvider>).start?.(logger);
+    },
+    async close() {
+      await Promise.allSettled([...built.values()].map((instance) => (instance as Partial<RerankProvider>).close?.()));
+    },
   };
 }

@@ -1,13 +1,19 @@
 /** Starts real gateways and real loopback upstreams for the tests. */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolveConfig, type ResolvedConfig } from '../../src/config/load.js';
+import { LOCAL_RERANKER, resolveConfig, type ResolvedConfig } from '../../src/config/load.js';
 import type { ProviderType } from '../../src/providers/registry.js';
 import { builtInProviderTypes } from '../../src/providers/registry.js';
 import { createGateway, type Gateway } from '../../src/server/app.js';
 import { createLogger } from '../../src/server/logger.js';
 
 export const TEST_KEY = 'sk-test-0123456789';
+
+/** The real model that scripts/fetch-model.sh prepares (.ci/run fetches it before the tests). */
+export const TEST_MODEL_DIRECTORY = process.env.SEARCHGATE_TEST_MODEL_DIR ?? 'models/all-minilm-l6-v2';
+export const ABSENT_LOCAL_RERANKER = { type: 'local-reranker', optional: true, model: 'test/no-such-model' };
+/** Providers entry that makes a gateway load the real embedded reranker. */
+export const REAL_LOCAL_RERANKER = { type: 'local-reranker', model: TEST_MODEL_DIRECTORY };
 
 export interface RunningGateway {
   gateway: Gateway;
@@ -23,8 +29,11 @@ export async function startGateway(
   options: { providerTypes?: Record<string, ProviderType>; now?: () => number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<RunningGateway> {
   const providerTypes = { ...builtInProviderTypes, ...options.providerTypes };
+  // Tests that are not about the embedded reranker do not load it: its implicit default points at a
+  // model that is not there (so rerank answers 503), unless the test configures it itself.
+  const providers = { [LOCAL_RERANKER]: ABSENT_LOCAL_RERANKER, ...(rawConfig.providers as object | undefined) };
   const config = resolveConfig(
-    { auth: { keys: [{ name: 'test', key: TEST_KEY }] }, logging: { level: 'info' }, content: { chain: [] }, ...rawConfig },
+    { auth: { keys: [{ name: 'test', key: TEST_KEY }] }, logging: { level: 'info' }, content: { chain: [] }, ...rawConfig, providers },
     options.env ?? {},
     providerTypes,
   );

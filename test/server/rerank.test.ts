@@ -115,14 +115,15 @@ test('rerank validation: required fields, bounds, unknown model', async (t) => {
   t.is(upstream.requests.length, 0);
 });
 
-test('without a configured reranker, rerank answers 503 with a clear message', async (t) => {
+test('without the embedded model and no other reranker, rerank answers 503 saying how to fetch it', async (t) => {
   const gateway = await startGateway({});
   t.teardown(() => gateway.close());
   const response = await gateway.post('/v1/rerank', { query: 'q', documents: ['a'] });
   t.is(response.status, 503);
   const body = (await response.json()) as any;
   t.is(body.code, '503');
-  t.regex(body.message, /no rerank provider is configured/);
+  t.regex(body.message, /embedded reranker is not available: .*no-such-model does not exist; run `npm run fetch-model`/);
+  t.true(gateway.logLines.some((line) => line.includes('the embedded reranker is not available')));
 });
 
 test('upstream scores outside [0,1] are clamped, missing scores are a 502', async (t) => {

@@ -37,6 +37,7 @@ import { parseArgs } from 'node:util';
 import { openLocalIndex } from '../src/local/index/index.js';
 import type { IndexedPage, IndexQuery, LocalIndex } from '../src/local/types.js';
 import { machineDescription, startWatchdog } from './index-bench-common.js';
+import { seededRandom } from '../src/util/random.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: flags } = parseArgs({
@@ -161,16 +162,6 @@ function asPage(document: CorpusDocument): IndexedPage {
 // ---------------------------------------------------------------------------------------------
 // Queries
 
-/** mulberry32: a seeded generator, so every run asks the same queries. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const WORDS = /[\p{L}\p{N}]+/gu;
 const COMMON_WORDS = new Set('a an and are as at be by for from in is it of on or that the this to with'.split(' '));

@@ -62,7 +62,9 @@ options:
   --method platt|isotonic   the calibration to write (default platt); both are measured
   --lexical-weights LIST    weights of the in-request BM25 score to try, comma-separated; the best nDCG@10
                             is kept (default ${DEFAULT_LEXICAL_WEIGHTS.join(',')} for a bi-encoder's cosine; for a
-                            cross-encoder, those multiplied by the spread of its scores / ${REFERENCE_COSINE_SPREAD})
+                            cross-encoder, those multiplied by the spread of its scores / ${REFERENCE_COSINE_SPREAD}). The
+                            lexical score grows with query length, so a weight fitted on long queries
+                            lowers short ones' probabilities (docs/benchmarks.md, "Embedded reranker")
   --out FILE                the spec file to rewrite (default: DIR/${MODEL_SPEC_FILE})`;
 
 class UsageError extends Error {}

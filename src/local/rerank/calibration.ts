@@ -28,7 +28,7 @@ export function checkCalibration(value: unknown): string | null {
       return 'needs "x" and "y" arrays of the same non-zero length';
     }
     for (let i = 0; i < x.length; i++) {
-      if (typeof x[i] !== 'number' || typeof y[i] !== 'number' || !Number.isFinite(x[i]) || y[i] < 0 || y[i] > 1) {
+      if (typeof x[i] !== 'number' || typeof y[i] !== 'number' || !Number.isFinite(x[i]) || !Number.isFinite(y[i]) || y[i] < 0 || y[i] > 1) {
         return 'needs finite "x" and "y" values in [0, 1]';
       }
       if (i > 0 && (x[i] <= x[i - 1] || y[i] < y[i - 1])) return 'needs increasing "x" and non-decreasing "y"';
@@ -45,8 +45,10 @@ const sigmoid = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / 
  * family suggests (sigmoid of a logit, rescaled cosine); such scores rank correctly but their bands
  * mean nothing, which the service warns about at start.
  */
-export function calibrate(calibration: Calibration | null, raw: number, family: 'cross-encoder' | 'bi-encoder'): number {
-  if (!Number.isFinite(raw)) return 0;
+export function calibrate(calibration: Calibration | null, score: number, family: 'cross-encoder' | 'bi-encoder'): number {
+  if (Number.isNaN(score)) return 0;
+  // ±Infinity stays monotone: it behaves like the largest (or smallest) finite score.
+  const raw = Number.isFinite(score) ? score : score > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE;
   if (!calibration) return family === 'cross-encoder' ? sigmoid(raw) : Math.min(1, Math.max(0, (raw + 1) / 2));
   if (calibration.method === 'platt') return sigmoid(calibration.slope * raw + calibration.intercept);
   const { x, y } = calibration;
@@ -121,6 +123,8 @@ export function fitPlatt(raw: readonly number[], labels: readonly number[]): Cal
     current = next;
     if (scale * (Math.abs(stepSlope) + Math.abs(stepIntercept)) < 1e-10 || improvement < 1e-12 * Math.max(1, current)) break;
   }
+  // Scores unrelated to relevance fit a slope of 0 give or take rounding.
+  if (slope < 0 && slope > -1e-9) slope = 0;
   // A negative slope would invert the model's ranking; that means the data, not the model, is wrong.
   if (!(slope >= 0)) throw new Error(`calibration fit gave slope ${slope}: higher raw scores are not more often relevant in these labels`);
   return { method: 'platt', slope, intercept };

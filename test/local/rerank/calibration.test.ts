@@ -5,18 +5,9 @@
 import test from 'ava';
 import { calibrate, checkCalibration, fitIsotonic, fitPlatt, reliabilityTable } from '../../../src/local/rerank/calibration.js';
 import type { Calibration } from '../../../src/local/rerank/calibration.js';
+import { seededRandom } from '../../../src/util/random.js';
 
-/** Small seeded generator (mulberry32), so a failure reproduces. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const randomSource = seededRandom;
 
 const logistic = (z: number) => 1 / (1 + Math.exp(-z));
 
@@ -43,6 +34,9 @@ function assertMonotoneAndBounded(t: import('ava').ExecutionContext, calibration
       const value = calibrate(calibration, broken, family);
       t.true(value >= 0 && value <= 1, `${label}: ${broken} → ${value}`);
     }
+    // The infinities keep the order: nothing scores above +Infinity or below −Infinity.
+    t.true(calibrate(calibration, Number.POSITIVE_INFINITY, family) >= values[values.length - 1]!, `${label}: +Infinity`);
+    t.true(calibrate(calibration, Number.NEGATIVE_INFINITY, family) <= values[0]!, `${label}: -Infinity`);
   }
 }
 

@@ -50,9 +50,8 @@ const CLOSE_GRACE_MS = 30_000;
 export class NeuralReranker {
   private readonly queue: QueuedJob[] = [];
   private queuedDocuments = 0;
+  /** The dispatch the worker is running; it stays until the worker answers, even after its requests were failed. */
   private inFlight: { id: number; jobs: QueuedJob[] } | null = null;
-  /** The dispatch the worker is running, even after its requests were failed (0: none). */
-  private inFlightId = 0;
   private exited = false;
   private nextId = 1;
   private closed: string | null = null;
@@ -71,7 +70,7 @@ export class NeuralReranker {
     worker.on('error', (error) => this.stop(`reranker worker crashed: ${error.message}`));
     worker.on('exit', () => {
       this.exited = true;
-      this.inFlightId = 0;
+      this.inFlight = null;
       this.onIdle?.();
       this.stop('reranker worker stopped');
     });
@@ -158,7 +157,7 @@ export class NeuralReranker {
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    const running = this.inFlightId ? new Promise<void>((resolve) => (this.onIdle = resolve)) : Promise.resolve();
+    const running = this.inFlight ? new Promise<void>((resolve) => (this.onIdle = resolve)) : Promise.resolve();
     this.stop('the local reranker is closed');
     await running;
     if (this.exited) return;
@@ -178,7 +177,7 @@ export class NeuralReranker {
   private onIdle: (() => void) | null = null;
 
   private dispatch(): void {
-    if (this.inFlightId || this.queue.length === 0 || this.closed) return;
+    if (this.inFlight || this.queue.length === 0 || this.closed) return;
     const jobs: QueuedJob[] = [this.queue.shift()!];
     let documents = jobs[0]!.job.documents.length;
     while (this.queue.length > 0 && documents + this.queue[0]!.job.documents.length <= this.options.maxDispatchDocuments) {
@@ -189,7 +188,6 @@ export class NeuralReranker {
     this.queuedDocuments -= documents;
     const id = this.nextId++;
     this.inFlight = { id, jobs };
-    this.inFlightId = id;
     this.stats.dispatches++;
     this.stats.groupedRequests += jobs.length;
     this.stats.documents += documents;
@@ -199,21 +197,20 @@ export class NeuralReranker {
   }
 
   private onReply(reply: WorkerReply): void {
-    if (!('id' in reply) || !this.inFlightId || reply.id !== this.inFlightId) return;
-    this.inFlightId = 0;
-    this.worker.unref();
-    this.onIdle?.();
-    if (!this.inFlight) return;
+    if (!('id' in reply) || reply.id !== this.inFlight?.id) return;
     const { jobs } = this.inFlight;
     this.inFlight = null;
+    this.worker.unref();
+    this.onIdle?.();
+    // Requests already failed (closing) or aborted are settled; settle() ignores them.
     if ('error' in reply) {
       for (const entry of jobs) this.settle(entry, new Error(`local reranker failed: ${reply.error}`));
     } else {
-      this.stats.cachedWindows += reply.cacheHits;
-      jobs.forEach((entry, i) => {
-        this.stats.windows += reply.scores[i]!.windows;
-        this.settle(entry, null, reply.scores[i]!);
-      });
+      if (!this.closed) {
+        this.stats.cachedWindows += reply.cacheHits;
+        for (const scores of reply.scores) this.stats.windows += scores.windows;
+      }
+      jobs.forEach((entry, i) => this.settle(entry, null, reply.scores[i]!));
     }
     this.dispatch();
   }
@@ -229,9 +226,6 @@ export class NeuralReranker {
   private failAll(error: Error): void {
     for (const entry of this.queue.splice(0)) this.settle(entry, error);
     this.queuedDocuments = 0;
-    if (this.inFlight) {
-      for (const entry of this.inFlight.jobs) this.settle(entry, error);
-      this.inFlight = null;
-    }
+    for (const entry of this.inFlight?.jobs ?? []) this.settle(entry, error);
   }
 }

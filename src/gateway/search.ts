@@ -89,11 +89,13 @@ export class SearchGateway {
           query: request.query,
           count: pageSize,
           offset,
+          page,
           freshness: request.freshness,
           includeDomains: capabilities.includeDomains ? request.includeDomains : [],
           excludeDomains: capabilities.excludeDomains ? request.excludeDomains : [],
           text: request.text && capabilities.text ? request.text : null,
           summary: request.summary,
+          nowMs: this.now(),
           signal: deadline.signal,
         }),
       );
@@ -110,7 +112,7 @@ export class SearchGateway {
         kept.push(result);
       }
       offset += reply.results.length;
-      const exhausted = reply.results.length < pageSize;
+      const exhausted = reply.hasMore === undefined ? reply.results.length < pageSize : !reply.hasMore || reply.results.length === 0;
       if (kept.length >= goal || exhausted || !capabilities.pagination) break;
     }
 

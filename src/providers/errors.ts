@@ -5,6 +5,7 @@
 export type UpstreamFailureKind =
   | 'auth' // the upstream refused our credentials
   | 'rate_limited' // 429, possibly with Retry-After
+  | 'quota' // the upstream plan's credits or monthly allowance are used up: no retry helps for a while
   | 'bad_request' // the upstream rejected what we sent
   | 'unavailable' // 5xx or 408
   | 'network' // refused, reset, closed mid-reply

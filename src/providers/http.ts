@@ -5,7 +5,7 @@
  */
 import { Pool } from 'undici';
 import { signalWithTimeout } from '../util/timeout.js';
-import { UpstreamError, parseRetryAfter } from './errors.js';
+import { UpstreamError, parseRetryAfter, type UpstreamFailureKind } from './errors.js';
 
 /** One keep-alive pool per upstream origin, shared by every provider that calls it. */
 const pools = new Map<string, Pool>();
@@ -32,9 +32,25 @@ export interface JsonCall {
   maxResponseBytes?: number;
   /** Values (API keys) that must never appear in an error message. */
   secrets?: readonly string[];
+  /**
+   * The provider's own reading of a non-2xx reply where it differs from the HTTP default (Tavily's
+   * 432 is a used-up plan, Serper's 400 "Not enough credits" too); undefined keeps the default.
+   */
+  classify?: (status: number, rawBody: string) => UpstreamFailureKind | undefined;
+  /** 'text' returns the body as a string (a reader API answering Markdown); default 'json'. */
+  responseType?: 'json' | 'text';
 }
 
 export async function callJson(call: JsonCall): Promise<unknown> {
+  return callUpstream(call);
+}
+
+/** callJson for replies that are text, not JSON. */
+export async function callText(call: Omit<JsonCall, 'responseType'>): Promise<string> {
+  return (await callUpstream({ ...call, responseType: 'text' })) as string;
+}
+
+async function callUpstream(call: JsonCall): Promise<unknown> {
   const attempt = signalWithTimeout(call.signal, call.timeoutMs, 'attempt timed out');
   const attemptSignal = attempt.signal;
   const fail = (kind: ConstructorParameters<typeof UpstreamError>[1], message: string, status?: number, retryAfterMs?: number) =>
@@ -49,7 +65,7 @@ export async function callJson(call: JsonCall): Promise<unknown> {
       path: url.pathname + url.search,
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: {
-        accept: 'application/json',
+        accept: call.responseType === 'text' ? 'text/plain, text/markdown;q=0.9, */*;q=0.1' : 'application/json',
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...call.headers,
       },
@@ -69,6 +85,7 @@ export async function callJson(call: JsonCall): Promise<unknown> {
   }
 
   if (statusCode >= 200 && statusCode < 300) {
+    if (call.responseType === 'text') return raw;
     try {
       return JSON.parse(raw) as unknown;
     } catch {
@@ -78,6 +95,9 @@ export async function callJson(call: JsonCall): Promise<unknown> {
   // Redact before shortening: a key cut in two would no longer match.
   const detail = upstreamMessage(redact(raw, call.secrets));
   const message = `HTTP ${statusCode}${detail ? `: ${detail}` : ''}`;
+  const retryAfterMs = parseRetryAfter(headers['retry-after']);
+  const kind = call.classify?.(statusCode, raw);
+  if (kind) throw fail(kind, message, statusCode, retryAfterMs);
   if (statusCode === 429) throw fail('rate_limited', message, statusCode, parseRetryAfter(headers['retry-after']));
   if (statusCode === 401 || statusCode === 403) throw fail('auth', message, statusCode);
   if (statusCode === 408 || statusCode >= 500) throw fail('unavailable', message, statusCode, parseRetryAfter(headers['retry-after']));

@@ -22,13 +22,19 @@ export interface SearchCapabilities {
 
 export interface SearchCall {
   query: string;
+  /** Results wanted from this call: at most capabilities.maxPageSize. */
   count: number;
+  /** Results the gateway already has from earlier calls for this request. */
   offset: number;
+  /** 0 for the first call of a request, 1 for the next…: for upstreams that page by number, not offset. */
+  page: number;
   freshness: Freshness;
   includeDomains: string[];
   excludeDomains: string[];
   text: { maxCharacters: number } | null;
   summary: boolean;
+  /** The gateway's clock (epoch ms), for turning presets into dates. */
+  nowMs: number;
   signal: AbortSignal;
 }
 
@@ -44,6 +50,11 @@ export interface ProviderSearchResult {
 
 export interface SearchPage {
   results: ProviderSearchResult[];
+  /**
+   * Whether asking for the next page can give more. Upstreams whose pages vary in size (SearXNG,
+   * MediaWiki's continue) say so; when absent, a page shorter than asked means the end.
+   */
+  hasMore?: boolean;
   totalEstimatedMatches?: number | null;
   someResultsRemoved?: boolean | null;
 }

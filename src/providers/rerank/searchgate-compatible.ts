@@ -2,15 +2,10 @@
  * searchgate-compatible rerank: POST {baseUrl}/v1/rerank as LangSearch serves it. Its scores are
  * already calibrated to [0, 1], so they are passed through unchanged (no sigmoid, no batch min-max).
  */
-import { UpstreamError } from '../errors.js';
 import { callJson } from '../http.js';
-import {
-  authorizationHeaders,
-  checkEnvelope,
-  endpoint,
-  secretsOf,
-  type SearchgateCompatibleOptions,
-} from '../search/searchgate-compatible.js';
+import { checkEnvelope, type SearchgateCompatibleOptions } from '../search/searchgate-compatible.js';
+import { bearer, endpoint, secretsOf } from '../shared.js';
+import { scoresByIndex } from './scores.js';
 import type { RerankCall, RerankProvider } from '../types.js';
 
 export function createSearchgateCompatibleRerank(name: string, options: SearchgateCompatibleOptions): RerankProvider {
@@ -21,7 +16,7 @@ export function createSearchgateCompatibleRerank(name: string, options: Searchga
       const body = await callJson({
         provider: name,
         url: endpoint(options.baseUrl, '/v1/rerank'),
-        headers: authorizationHeaders(options.apiKey),
+        headers: bearer(options.apiKey),
         body: {
           model: options.rerankModel ?? call.model,
           query: call.query,
@@ -35,21 +30,7 @@ export function createSearchgateCompatibleRerank(name: string, options: Searchga
       });
       const envelope = checkEnvelope(name, body, secretsOf(options));
       const results = envelope.results ?? (envelope.data as { results?: unknown } | undefined)?.results;
-      if (!Array.isArray(results)) throw new UpstreamError(name, 'garbage', 'reply has no results array');
-      const scores = new Array<number>(call.documents.length).fill(Number.NaN);
-      for (const item of results as Array<Record<string, unknown>>) {
-        const index = item?.index;
-        const score = item?.relevance_score ?? item?.rerankScore;
-        if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= scores.length) {
-          throw new UpstreamError(name, 'garbage', 'reply has a result with an invalid index');
-        }
-        if (typeof score !== 'number' || !Number.isFinite(score)) {
-          throw new UpstreamError(name, 'garbage', 'reply has a result without a numeric score');
-        }
-        scores[index] = Math.min(1, Math.max(0, score));
-      }
-      if (scores.some(Number.isNaN)) throw new UpstreamError(name, 'garbage', 'reply does not score every document');
-      return scores;
+      return scoresByIndex(name, results, call.documents.length, 'probability', ['relevance_score', 'rerankScore']);
     },
   };
 }

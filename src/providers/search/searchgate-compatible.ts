@@ -5,6 +5,7 @@
  */
 import { UpstreamError } from '../errors.js';
 import { callJson, redact } from '../http.js';
+import { bearer, endpoint, optionalString, secretsOf } from '../shared.js';
 import type { ProviderSearchResult, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface SearchgateCompatibleOptions {
@@ -36,16 +37,6 @@ export const searchgateCompatibleOptionsSchema = {
   },
 } as const;
 
-export function authorizationHeaders(apiKey: string | undefined): Record<string, string> {
-  return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-}
-
-export const secretsOf = (options: SearchgateCompatibleOptions) => (options.apiKey ? [options.apiKey] : []);
-
-export function endpoint(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}${path}`;
-}
-
 /**
  * LangSearch-style replies can carry an error in the envelope with HTTP 200 (`code` other than 200);
  * that must not be read as "no results".
@@ -64,8 +55,6 @@ export function checkEnvelope(provider: string, body: unknown, secrets: readonly
   return envelope;
 }
 
-const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
 export function createSearchgateCompatibleSearch(name: string, options: SearchgateCompatibleOptions): SearchProvider {
   return {
     name,
@@ -81,7 +70,7 @@ export function createSearchgateCompatibleSearch(name: string, options: Searchga
       const body = await callJson({
         provider: name,
         url: endpoint(options.baseUrl, '/v1/web-search'),
-        headers: authorizationHeaders(options.apiKey),
+        headers: bearer(options.apiKey),
         body: {
           query: call.query,
           count: call.count,

@@ -60,6 +60,12 @@ export const webSearchRequestSchema = {
         },
       },
     },
+    language: {
+      type: 'string',
+      pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+      description:
+        'Extension: preferred result language as a BCP 47 tag (en, de, pt-BR). Passed to upstreams that filter by language; others ignore it.',
+    },
     summary: {
       type: 'boolean',
       default: false,

@@ -25,6 +25,8 @@ export interface WebSearchRequest {
   /** null in snippet mode. */
   text: { maxCharacters: number } | null;
   summary: boolean;
+  /** BCP 47 tag, or null for the upstream's default. */
+  language: string | null;
 }
 
 export interface RerankRequest {
@@ -109,6 +111,7 @@ export class RequestValidator {
       excludeDomains?: string[];
       contents?: { text?: boolean | { max_characters?: number } };
       summary?: boolean;
+      language?: string;
     };
     const textOption = input.contents?.text ?? false;
     return {
@@ -122,6 +125,7 @@ export class RequestValidator {
           ? null
           : { maxCharacters: (textOption === true ? undefined : textOption.max_characters) ?? DEFAULT_MAX_CHARACTERS },
       summary: input.summary ?? false,
+      language: input.language ?? null,
     };
   }
 

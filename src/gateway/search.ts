@@ -95,6 +95,7 @@ export class SearchGateway {
           excludeDomains: capabilities.excludeDomains ? request.excludeDomains : [],
           text: request.text && capabilities.text ? request.text : null,
           summary: request.summary,
+          language: request.language,
           nowMs: this.now(),
           signal: deadline.signal,
         }),

@@ -18,6 +18,8 @@ export interface SearchCapabilities {
   excludeDomains: boolean;
   /** Whether the upstream returns full page text when asked. */
   text: boolean;
+  /** Whether the upstream filters by SearchCall.language. */
+  language?: boolean;
 }
 
 export interface SearchCall {
@@ -33,6 +35,8 @@ export interface SearchCall {
   excludeDomains: string[];
   text: { maxCharacters: number } | null;
   summary: boolean;
+  /** BCP 47 tag the client asked for (e.g. "en", "pt-BR"), or null: the provider's configured default applies. */
+  language: string | null;
   /** The gateway's clock (epoch ms), for turning presets into dates. */
   nowMs: number;
   signal: AbortSignal;
@@ -95,4 +99,16 @@ export interface RerankProvider {
   telemetry?(): ModelTelemetry | null;
   /** One score in [0, 1] per document, in document order. */
   rerank(call: RerankCall): Promise<number[]>;
+}
+
+/**
+ * One upstream vendor, by the `type` key of a provider's config: the JSON Schema of its options
+ * (checked at startup) and a builder for each operation it serves. A vendor with several endpoints
+ * (Exa's search and contents, Jina's search, reader and rerank) is one type with one config block.
+ */
+export interface ProviderType {
+  optionsSchema: object;
+  search?: (name: string, options: any) => SearchProvider;
+  content?: (name: string, options: any) => ContentProvider;
+  rerank?: (name: string, options: any) => RerankProvider;
 }

@@ -97,6 +97,7 @@ function searchCacheKey(request: WebSearchRequest, services: Services): string {
       [...request.excludeDomains].sort(),
       request.text?.maxCharacters ?? null,
       request.summary,
+      request.language,
     ]),
   );
 }

@@ -99,6 +99,10 @@ export function resolveConfig(
     }
   };
   config.search.chain.forEach((name, i) => requireProvider(`search.chain[${i}]`, name, 'search'));
+  for (const name of Object.keys(config.search.fusion.weights)) {
+    if (!config.search.chain.includes(name)) throw new ConfigError(`config key search.fusion.weights.${name}: "${name}" is not in search.chain`);
+  }
+  if (config.health.maxOpenMs < config.health.openMs) throw new ConfigError('config key health.maxOpenMs must not be below health.openMs');
   config.content.chain.forEach((name, i) => requireProvider(`content.chain[${i}]`, name, 'content'));
   for (const [model, { chain }] of Object.entries(config.rerank.models)) {
     chain.forEach((name, i) => requireProvider(`rerank.models.${model}.chain[${i}]`, name, 'rerank'));

@@ -1,3 +1,5 @@
+import type { HealthPolicy } from '../gateway/health.js';
+
 /** The deployment's configuration, validated with ajv at startup. Every key is listed in README.md. */
 export const configSchema = {
   type: 'object',
@@ -67,6 +69,23 @@ export const configSchema = {
       additionalProperties: false,
       properties: {
         chain: { type: 'array', items: { type: 'string' }, default: ['local'] },
+        /** fallback: the first provider of the chain that answers; fusion: all of them at once, merged. */
+        mode: { enum: ['fallback', 'fusion'], default: 'fallback' },
+        fusion: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            /** How long the fan-out waits for its providers; those not done by then are left out. */
+            timeoutMs: { type: 'integer', minimum: 1, default: 6_000 },
+            /** The k of reciprocal rank fusion: higher flattens the advantage of top ranks. */
+            k: { type: 'number', minimum: 0, default: 60 },
+            /** Per-provider weights of their RRF contributions (default 1). */
+            weights: { type: 'object', default: {}, additionalProperties: { type: 'number', minimum: 0 } },
+            /** Rerank the fused union with search.rerank.model before the cut to count. */
+            rerank: { type: 'boolean', default: false },
+          },
+        },
         overFetchFactor: { type: 'number', minimum: 1, maximum: 10, default: 2 },
         maxPagesPerRequest: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
         rerank: {
@@ -84,6 +103,21 @@ export const configSchema = {
             timeBudgetMs: { type: 'integer', minimum: 1, default: 3_000 },
           },
         },
+      },
+    },
+    health: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        failureThreshold: { type: 'integer', minimum: 1, default: 5 },
+        errorRateThreshold: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.5 },
+        minimumCalls: { type: 'integer', minimum: 1, default: 20 },
+        windowMs: { type: 'integer', minimum: 1, default: 60_000 },
+        openMs: { type: 'integer', minimum: 1, default: 30_000 },
+        maxOpenMs: { type: 'integer', minimum: 1, default: 300_000 },
+        rateLimitedPauseMs: { type: 'integer', minimum: 0, default: 5_000 },
+        quotaPauseMs: { type: 'integer', minimum: 0, default: 900_000 },
       },
     },
     content: {
@@ -155,10 +189,13 @@ export interface GatewayConfig {
   providers: Record<string, ProviderConfig>;
   search: {
     chain: string[];
+    mode: 'fallback' | 'fusion';
+    fusion: { timeoutMs: number; k: number; weights: Record<string, number>; rerank: boolean };
     overFetchFactor: number;
     maxPagesPerRequest: number;
     rerank: { model: string | null; providers: string[]; candidates: number; timeBudgetMs: number };
   };
+  health: HealthPolicy;
   content: { chain: string[]; timeBudgetMs: number; concurrency: number };
   rerank: { defaultModel?: string; maxDocuments: number; models: Record<string, { chain: string[] }> };
   cache: {

@@ -50,6 +50,9 @@ export class ContentFiller {
   private async fetchText(url: string, maxCharacters: number, signal: AbortSignal): Promise<string | null> {
     for (const provider of this.chain) {
       if (signal.aborted) return null;
+      // A provider whose circuit is open or that paused us is passed over, not waited for.
+      const admission = this.upstream.admit(provider.name, 'content');
+      if (!admission.admitted) continue;
       try {
         const page = await this.upstream.once(provider.name, 'content', () =>
           provider.fetchContent(url, { maxCharacters, signal }),
@@ -57,6 +60,8 @@ export class ContentFiller {
         if (page?.text) return page.text;
       } catch (error) {
         this.logger.debug('content fetch failed', { provider: provider.name, url, reason: (error as Error).message });
+      } finally {
+        admission.release();
       }
     }
     return null;

@@ -9,7 +9,7 @@ import type { RerankRequest } from '../api/validate.js';
 import type { Logger } from '../server/logger.js';
 import type { RerankProvider } from '../providers/types.js';
 import type { Deadline } from './deadline.js';
-import { firstThatAnswers, type UpstreamCaller } from './upstream.js';
+import type { UpstreamCaller } from './upstream.js';
 
 export interface RankedDocument {
   index: number;
@@ -71,7 +71,7 @@ export class RerankGateway {
   ): Promise<{ provider: string; scores: number[] }> {
     const { id: model, chain } = this.resolveModel(modelId);
     const unique = [...new Set(documents)];
-    return firstThatAnswers(chain, 'rerank', deadline, this.logger, async (provider) => {
+    return this.upstream.firstThatAnswers(chain, 'rerank', deadline, async (provider) => {
       const uniqueScores: number[] = [];
       for (let start = 0; start < unique.length; start += provider.capabilities.maxDocuments) {
         const batch = unique.slice(start, start + provider.capabilities.maxDocuments);

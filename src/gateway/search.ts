@@ -1,8 +1,10 @@
 /**
- * Web search over a provider chain. Whatever a provider cannot do natively the gateway does here:
- * over-fetch and filter by domain and date, page through the upstream to honour count, fetch page
- * text through the content chain, and cut text to max_characters code points.
+ * Web search over a provider chain, as a fallback (the first provider that answers) or a fusion
+ * (all at once, merged). Whatever a provider cannot do natively the gateway does here: over-fetch
+ * and filter by domain and date, page through the upstream to honour count, fetch page text through
+ * the content chain, and cut text to max_characters code points.
  */
+import { ApiError } from '../api/errors.js';
 import { freshnessWindow, type DateWindow } from '../api/freshness.js';
 import type { WebSearchRequest } from '../api/validate.js';
 import type { Logger } from '../server/logger.js';
@@ -12,7 +14,8 @@ import { Deadline } from './deadline.js';
 import { toIsoUtc } from '../util/dates.js';
 import { isWithinSite } from '../util/domains.js';
 import { displayUrl, hostOf, leadingSentences, truncateCodePoints } from './text.js';
-import { firstThatAnswers, type UpstreamCaller } from './upstream.js';
+import { dedupeKey, reciprocalRankFusion } from './fusion.js';
+import { asUpstreamError, chainFailure, type ChainFailure, type UpstreamCaller } from './upstream.js';
 
 /** A result in its final shape, but for its position-dependent id. */
 export interface GatewayResult {
@@ -33,7 +36,15 @@ export interface SearchOutcome {
   someResultsRemoved: boolean;
 }
 
+interface Collected {
+  results: ProviderSearchResult[];
+  totalEstimatedMatches: number | null;
+  someResultsRemoved: boolean;
+}
+
 export interface SearchTuning {
+  mode: 'fallback' | 'fusion';
+  fusion: { timeoutMs: number; k: number; weights: Readonly<Record<string, number>>; rerank: boolean };
   overFetchFactor: number;
   maxPagesPerRequest: number;
   rerank: { model: string | null; providers: readonly string[]; candidates: number; timeBudgetMs: number };
@@ -58,12 +69,84 @@ export class SearchGateway {
   ) {}
 
   search(request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
-    return firstThatAnswers(this.chain, 'search', deadline, this.logger, (provider) =>
-      this.searchWith(provider, request, deadline),
-    );
+    if (this.tuning.mode === 'fusion') return this.fuse(request, deadline);
+    return this.upstream.firstThatAnswers(this.chain, 'search', deadline, (provider) => this.searchWith(provider, request, deadline));
   }
 
   private async searchWith(provider: SearchProvider, request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
+    const reranking = this.reranker !== null && this.tuning.rerank.model !== null && this.tuning.rerank.providers.includes(provider.name);
+    const goal = reranking ? Math.max(request.count, this.tuning.rerank.candidates) : request.count;
+    const collected = await this.collect(provider, request, goal, deadline);
+    const ranked =
+      reranking && collected.results.length > 1
+        ? await this.rerankCandidates(request.query, collected.results.slice(0, goal), deadline)
+        : collected.results;
+    return this.finish(provider.name, ranked, collected, request, deadline);
+  }
+
+  /**
+   * Fan-out: every available provider of the chain at once, within search.fusion.timeoutMs; the lists
+   * that came back are merged by reciprocal rank fusion, deduplicated by page, optionally reranked as
+   * one list, then cut to count. Providers that fail or are too slow are left out of the answer; only
+   * when none answers does the request fail, with the status their failures call for.
+   */
+  private async fuse(request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
+    const fusion = this.tuning.fusion;
+    if (this.chain.length === 0) throw new ApiError(503, 'no search provider is configured');
+    const rerankUnion = fusion.rerank && this.reranker !== null && this.tuning.rerank.model !== null;
+    const goal = rerankUnion ? Math.max(request.count, this.tuning.rerank.candidates) : request.count;
+    const fanOut = new Deadline(Math.min(fusion.timeoutMs, deadline.remainingMs()));
+    const failures: ChainFailure[] = [];
+    const answers: Array<{ provider: string; collected: Collected }> = [];
+    try {
+      await Promise.all(
+        this.chain.map(async (provider) => {
+          const admission = this.upstream.admit(provider.name, 'search');
+          if (!admission.admitted) {
+            failures.push({ provider: provider.name, skipped: admission.reason, retryAfterMs: admission.retryAfterMs });
+            return;
+          }
+          try {
+            answers.push({ provider: provider.name, collected: await this.collect(provider, request, goal, fanOut) });
+          } catch (error) {
+            const failure = asUpstreamError(error, provider.name, fanOut);
+            failures.push({ provider: provider.name, error: failure });
+            this.logger.warn('upstream failed', { provider: provider.name, operation: 'search', kind: failure.kind, status: failure.status, reason: failure.message });
+          } finally {
+            admission.release();
+          }
+        }),
+      );
+      if (answers.length === 0) throw chainFailure('search', failures, fanOut);
+    } finally {
+      fanOut.dispose();
+    }
+    // Chain order, not arrival order, so that ties and the merged records do not depend on timing.
+    answers.sort((a, b) => this.chain.findIndex((p) => p.name === a.provider) - this.chain.findIndex((p) => p.name === b.provider));
+    const fused = reciprocalRankFusion(
+      answers.map(({ provider, collected }) => ({ provider, results: collected.results, weight: fusion.weights[provider] ?? 1 })),
+      fusion.k,
+    ).map(({ result }) => result);
+    const ranked = rerankUnion && fused.length > 1 ? await this.rerankCandidates(request.query, fused.slice(0, goal), deadline) : fused;
+    const totals = answers.map(({ collected }) => collected.totalEstimatedMatches).filter((total): total is number => total !== null);
+    return this.finish(
+      answers.map(({ provider }) => provider).join('+'),
+      ranked,
+      {
+        results: ranked,
+        totalEstimatedMatches: totals.length ? Math.max(...totals) : null,
+        someResultsRemoved: answers.some(({ collected }) => collected.someResultsRemoved),
+      },
+      request,
+      deadline,
+    );
+  }
+
+  /**
+   * Up to `goal` results from one provider that pass the request's filters: over-fetching when the
+   * gateway filters itself, and paging through the upstream while it can give more.
+   */
+  private async collect(provider: SearchProvider, request: WebSearchRequest, goal: number, deadline: Deadline): Promise<Collected> {
     const capabilities = provider.capabilities;
     const window = freshnessWindow(request.freshness, this.now());
     const nativeDates =
@@ -72,14 +155,12 @@ export class SearchGateway {
       (window !== null && !nativeDates) ||
       (request.includeDomains.length > 0 && !capabilities.includeDomains) ||
       (request.excludeDomains.length > 0 && !capabilities.excludeDomains);
-    const reranking = this.reranker !== null && this.tuning.rerank.model !== null && this.tuning.rerank.providers.includes(provider.name);
-    const goal = reranking ? Math.max(request.count, this.tuning.rerank.candidates) : request.count;
     const wanted = gatewayFilters ? Math.ceil(goal * this.tuning.overFetchFactor) : goal;
     const pageSize = Math.min(capabilities.maxPageSize, wanted);
 
     const filtering = window !== null || request.includeDomains.length > 0 || request.excludeDomains.length > 0;
     const kept: ProviderSearchResult[] = [];
-    const seenUrls = new Set<string>();
+    const seenPages = new Set<string>();
     let someResultsRemoved = false;
     let totalEstimatedMatches: number | null = null;
     let offset = 0;
@@ -104,8 +185,10 @@ export class SearchGateway {
       if (reply.someResultsRemoved) someResultsRemoved = true;
       for (const result of reply.results) {
         // A result must point somewhere a client can go; anything else is upstream noise.
-        if (!HTTP_URL.test(result.url) || seenUrls.has(result.url)) continue;
-        seenUrls.add(result.url);
+        if (!HTTP_URL.test(result.url)) continue;
+        const pageKey = dedupeKey(result.url);
+        if (seenPages.has(pageKey)) continue;
+        seenPages.add(pageKey);
         if (filtering && !this.passesFilters(result, request, window, nativeDates)) {
           someResultsRemoved = true;
           continue;
@@ -116,18 +199,27 @@ export class SearchGateway {
       const exhausted = reply.hasMore === undefined ? reply.results.length < pageSize : !reply.hasMore || reply.results.length === 0;
       if (kept.length >= goal || exhausted || !capabilities.pagination) break;
     }
+    return { results: kept, totalEstimatedMatches, someResultsRemoved };
+  }
 
-    const ranked = reranking && kept.length > 1 ? await this.rerankCandidates(request.query, kept.slice(0, goal), deadline) : kept;
+  /** The cut to count, page text where text mode needs it, and the final result shape. */
+  private async finish(
+    provider: string,
+    ranked: ProviderSearchResult[],
+    collected: Collected,
+    request: WebSearchRequest,
+    deadline: Deadline,
+  ): Promise<SearchOutcome> {
     const chosen = ranked.slice(0, request.count);
     if (request.text || request.summary) {
       const maxCharacters = request.text?.maxCharacters ?? SUMMARY_CODE_POINTS;
       await this.content.fill(chosen, maxCharacters, deadline);
     }
     return {
-      provider: provider.name,
+      provider,
       results: chosen.map((result) => shapeResult(result, request)),
-      totalEstimatedMatches,
-      someResultsRemoved,
+      totalEstimatedMatches: collected.totalEstimatedMatches,
+      someResultsRemoved: collected.someResultsRemoved,
     };
   }
 

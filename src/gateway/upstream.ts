@@ -1,7 +1,9 @@
 /**
  * Every upstream call goes through here: bounded retries of retryable failures only, exponential
- * backoff with jitter (p-retry), Retry-After honoured, the request deadline respected, and a metric
- * for each attempt. Then the chain helper turns a chain's failures into the status at our edge.
+ * backoff with jitter (p-retry), Retry-After honoured, the request deadline respected, a metric for
+ * each attempt, and each outcome reported to the provider's health (src/gateway/health.ts). The
+ * chain helper skips providers whose circuit is open or that asked us to wait, and turns a chain's
+ * failures into the status at our edge.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
@@ -10,6 +12,9 @@ import { UpstreamError } from '../providers/errors.js';
 import type { Logger } from '../server/logger.js';
 import { seriesCache, type Metrics } from '../server/metrics.js';
 import type { Deadline } from './deadline.js';
+import type { HealthRegistry, Operation, Unavailability } from './health.js';
+
+export type { Operation } from './health.js';
 
 export interface RetryPolicy {
   retries: number;
@@ -18,13 +23,12 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export type Operation = 'search' | 'content' | 'rerank';
-
 export class UpstreamCaller {
   constructor(
     private readonly policy: RetryPolicy,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
+    readonly health: HealthRegistry,
   ) {
     this.series = seriesCache(metrics.upstreamRequests, metrics.upstreamDuration);
   }
@@ -32,14 +36,60 @@ export class UpstreamCaller {
   /** Runs one attempt, with no retry: for calls bounded by a budget smaller than a retry cycle. */
   async once<T>(provider: string, operation: Operation, attempt: () => Promise<T>): Promise<T> {
     const started = performance.now();
+    const health = this.health.of(provider, operation);
     try {
       const result = await attempt();
       this.record(provider, operation, 'success', started);
+      health.recordSuccess();
       return result;
     } catch (error) {
-      this.record(provider, operation, error instanceof UpstreamError ? error.kind : 'error', started);
+      const kind = error instanceof UpstreamError ? error.kind : 'error';
+      this.record(provider, operation, kind, started);
+      health.recordFailure(kind, (error as UpstreamError).status, (error as UpstreamError).retryAfterMs);
       throw error;
     }
+  }
+
+  /**
+   * Whether a provider may be called now; when it may not, the skip is counted. An admitted call
+   * must release() when done (see ProviderHealth.admit).
+   */
+  admit(provider: string, operation: Operation) {
+    const admission = this.health.of(provider, operation).admit();
+    if (!admission.admitted) this.metrics.upstreamSkipped.inc({ provider, operation, reason: admission.reason });
+    return admission;
+  }
+
+  /**
+   * Tries each provider in order until one answers, skipping those whose circuit is open or that
+   * asked us to wait. A provider that answers with nothing is an answer; only failures fall through.
+   */
+  async firstThatAnswers<P extends { name: string }, T>(
+    chain: readonly P[],
+    operation: Operation,
+    deadline: Deadline,
+    attempt: (provider: P) => Promise<T>,
+  ): Promise<T> {
+    if (chain.length === 0) throw new ApiError(503, `no ${operation} provider is configured`);
+    const failures: ChainFailure[] = [];
+    for (const provider of chain) {
+      if (deadline.expired) break;
+      const admission = this.admit(provider.name, operation);
+      if (!admission.admitted) {
+        failures.push({ provider: provider.name, skipped: admission.reason, retryAfterMs: admission.retryAfterMs });
+        continue;
+      }
+      try {
+        return await attempt(provider);
+      } catch (error) {
+        const failure = asUpstreamError(error, provider.name, deadline);
+        failures.push({ provider: provider.name, error: failure });
+        this.logger.warn('upstream failed', { provider: provider.name, operation, kind: failure.kind, status: failure.status, reason: failure.message });
+      } finally {
+        admission.release();
+      }
+    }
+    throw chainFailure(operation, failures, deadline);
   }
 
   async withRetries<T>(provider: string, operation: Operation, deadline: Deadline, attempt: () => Promise<T>): Promise<T> {
@@ -61,6 +111,8 @@ export class UpstreamCaller {
         signal: deadline.signal,
         shouldRetry: ({ error }) => {
           if (!(error instanceof UpstreamError) || !error.retryable || deadline.expired) return false;
+          // A 429 pauses the provider; waiting out its Retry-After below is the one retry that pause allows.
+          if (error.kind !== 'rate_limited' && !this.health.of(provider, operation).acceptsRetries) return false;
           if (error.retryAfterMs !== undefined) {
             // Waiting past our own deadline or the operator's cap helps nobody: fall back instead.
             if (error.retryAfterMs > this.policy.maxRetryAfterMs || error.retryAfterMs >= deadline.remainingMs()) return false;
@@ -83,49 +135,49 @@ export class UpstreamCaller {
   }
 }
 
-/**
- * Tries each provider in order until one answers. A provider that answers with nothing is an
- * answer; only failures fall through. When all fail, the status says why: 504 if time ran out,
- * 503 if every provider is rate-limiting us (never an empty 200), 502 otherwise.
- */
-export async function firstThatAnswers<P extends { name: string }, T>(
-  chain: readonly P[],
-  what: string,
-  deadline: Deadline,
-  logger: Logger,
-  attempt: (provider: P) => Promise<T>,
-): Promise<T> {
-  if (chain.length === 0) throw new ApiError(503, `no ${what} provider is configured`);
-  const failures: UpstreamError[] = [];
-  for (const provider of chain) {
-    if (deadline.expired) break;
-    try {
-      return await attempt(provider);
-    } catch (error) {
-      const failure = asUpstreamError(error, provider.name, deadline);
-      failures.push(failure);
-      logger.warn('upstream failed', { provider: provider.name, operation: what, kind: failure.kind, status: failure.status, reason: failure.message });
-    }
-  }
-  throw chainFailure(what, failures, deadline);
-}
+/** One provider of a chain that did not answer: it failed, or it was skipped without a call. */
+export type ChainFailure =
+  | { provider: string; error: UpstreamError; skipped?: undefined }
+  | { provider: string; skipped: Unavailability; retryAfterMs: number; error?: undefined };
 
-function asUpstreamError(error: unknown, provider: string, deadline: Deadline): UpstreamError {
+export function asUpstreamError(error: unknown, provider: string, deadline: Deadline): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (deadline.expired) return new UpstreamError(provider, 'timeout', 'request deadline reached');
   throw error;
 }
 
-function chainFailure(what: string, failures: UpstreamError[], deadline: Deadline): ApiError {
-  const detail = failures.map((failure) => failure.message).join('; ');
-  const last = failures.at(-1);
+const SKIP_REASONS: Record<Unavailability, string> = {
+  circuit_open: 'circuit open after repeated failures',
+  probing: 'recovering, a probe is in flight',
+  rate_limited: 'paused after a rate limit',
+  quota: 'paused: its quota or credits are used up',
+};
+
+/**
+ * The status at our edge when no provider of a chain answered: 504 when time ran out; 503 with
+ * Retry-After when every provider is rate-limited, out of quota or skipped (never an empty 200);
+ * 502 when an upstream failed or sent something unreadable.
+ */
+export function chainFailure(what: string, failures: readonly ChainFailure[], deadline: Deadline): ApiError {
+  const detail = failures
+    .map((failure) => (failure.error ? failure.error.message : `${failure.provider}: ${SKIP_REASONS[failure.skipped]}`))
+    .join('; ');
+  const tried = failures.flatMap((failure) => (failure.error ? [failure.error] : []));
+  const last = tried.at(-1);
   if (deadline.expired || last?.kind === 'timeout') {
     return new ApiError(504, `${what} provider timed out${detail ? ` (${detail})` : ` after ${deadline.budgetMs} ms`}`);
   }
-  if (failures.length > 0 && failures.every((failure) => failure.kind === 'rate_limited')) {
-    const waits = failures.map((failure) => failure.retryAfterMs).filter((ms): ms is number => ms !== undefined);
-    const headers: Record<string, string> = waits.length ? { 'Retry-After': String(Math.ceil(Math.min(...waits) / 1000)) } : {};
-    return new ApiError(503, `every ${what} provider is rate-limiting this gateway; try again later (${detail})`, headers);
+  const throttled = tried.every((failure) => failure.kind === 'rate_limited' || failure.kind === 'quota');
+  if (failures.length > 0 && throttled) {
+    const waits = failures
+      .map((failure) => (failure.error ? failure.error.retryAfterMs : failure.retryAfterMs))
+      .filter((ms): ms is number => ms !== undefined);
+    const headers: Record<string, string> = waits.length ? { 'Retry-After': String(Math.max(1, Math.ceil(Math.min(...waits) / 1000))) } : {};
+    const why =
+      tried.length === 0
+        ? `no ${what} provider is available right now`
+        : `every ${what} provider is rate-limiting this gateway or out of quota`;
+    return new ApiError(503, `${why}; try again later (${detail})`, headers);
   }
   return new ApiError(502, `${what} provider failure (${detail})`);
 }

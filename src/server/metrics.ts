@@ -54,6 +54,18 @@ export function createMetrics() {
       labelNames: ['provider', 'operation'] as const,
       registers,
     }),
+    upstreamSkipped: new Counter({
+      name: 'searchgate_upstream_skipped_total',
+      help: 'Calls not made to a provider because its circuit was open, a probe was in flight, or it had paused us (rate limit, quota), by provider, operation and reason.',
+      labelNames: ['provider', 'operation', 'reason'] as const,
+      registers,
+    }),
+    circuitTransitions: new Counter({
+      name: 'searchgate_provider_circuit_transitions_total',
+      help: 'Circuit breaker state changes, by provider, operation and the state entered.',
+      labelNames: ['provider', 'operation', 'state'] as const,
+      registers,
+    }),
     cacheHits: new Counter({
       name: 'searchgate_cache_hits_total',
       help: 'Requests answered from the response cache (including coalesced ones), by cache.',
@@ -128,6 +140,60 @@ export function registerModelMetrics(metrics: Metrics, sources: () => ModelTelem
       },
     });
   }
+}
+
+/** A provider's health as /metrics shows it; read at scrape time. */
+export interface ProviderHealthReading {
+  provider: string;
+  operation: string;
+  state: 'closed' | 'open' | 'half_open';
+  /** Seconds until the provider is called again; 0 when it is called now. */
+  unavailableSeconds: number;
+  errorRate: number | null;
+}
+
+const CIRCUIT_STATES = ['closed', 'half_open', 'open'] as const;
+
+/**
+ * Provider health gauges: the circuit state as one series per state (1 for the current one, the usual
+ * way to expose an enum), how long until the provider is called again, and the windowed error rate.
+ */
+export function registerHealthMetrics(metrics: Metrics, readings: () => ProviderHealthReading[]): void {
+  const registers = [metrics.registry];
+  new Gauge({
+    name: 'searchgate_provider_circuit_state',
+    help: 'Circuit breaker state of each provider and operation: 1 for the current state, 0 for the others.',
+    labelNames: ['provider', 'operation', 'state'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const reading of readings()) {
+        for (const state of CIRCUIT_STATES) this.set({ provider: reading.provider, operation: reading.operation, state }, reading.state === state ? 1 : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'searchgate_provider_unavailable_seconds',
+    help: 'Seconds until a provider is called again (open circuit, probe in flight, or a rate-limit or quota pause); 0 when it is available.',
+    labelNames: ['provider', 'operation'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const reading of readings()) this.set({ provider: reading.provider, operation: reading.operation }, reading.unavailableSeconds);
+    },
+  });
+  new Gauge({
+    name: 'searchgate_provider_error_ratio',
+    help: 'Share of failed calls to a provider in the health window (absent until the window holds enough calls).',
+    labelNames: ['provider', 'operation'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const reading of readings()) {
+        if (reading.errorRate !== null) this.set({ provider: reading.provider, operation: reading.operation }, reading.errorRate);
+      }
+    },
+  });
 }
 
 export interface CountAndDuration {

@@ -68,13 +68,19 @@ export function createRouter(services: Services): Router {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', (ctx) => {
-    const ready = !services.draining;
-    ctx.status = ready ? 200 : 503;
+    const health = providerHealthReport(services);
+    // Degraded is still 200: pulling every replica out of the balancer because one shared upstream is
+    // down would turn a partial outage (cache hits, other operations) into a full one.
+    const status = services.draining ? 'draining' : health.degraded.length ? 'degraded' : 'ready';
+    ctx.status = services.draining ? 503 : 200;
     ctx.body = {
-      status: ready ? 'ready' : 'draining',
+      status,
+      ...(health.degraded.length ? { degraded: health.degraded } : {}),
       search: search.chain.map((provider) => provider.name),
+      searchMode: config.search.mode,
       content: services.content.chain.map((provider) => provider.name),
       rerank: rerank.modelIds,
+      providers: health.providers,
     };
   });
   router.get('/metrics', async (ctx) => {
@@ -127,3 +133,44 @@ function rerankCacheKey(request: RerankRequest, services: Services): string {
   return hash.digest('base64url');
 }
 
+
+/**
+ * Each provider's health for /readyz: circuit state, whether and for how long it is skipped, recent
+ * failures. Only failure kinds and statuses are shown, never upstream messages: /readyz is open to
+ * anyone who can reach the port. An operation whose every provider is skipped makes the gateway
+ * "degraded".
+ */
+function providerHealthReport(services: Services) {
+  const snapshots = services.health.snapshots();
+  const available = (operation: string, name: string) =>
+    snapshots.find((snapshot) => snapshot.operation === operation && snapshot.provider === name)?.unavailable == null;
+  const degraded: string[] = [];
+  const searchChain = services.search.chain.map((provider) => provider.name);
+  if (searchChain.length && !searchChain.some((name) => available('search', name))) degraded.push('search');
+  for (const model of services.rerank.modelIds) {
+    let chain: readonly { name: string }[] = [];
+    try {
+      chain = services.rerank.resolveModel(model).chain;
+    } catch {
+      continue;
+    }
+    if (chain.length && !chain.some((provider) => available('rerank', provider.name))) degraded.push(`rerank:${model}`);
+  }
+  return {
+    degraded,
+    providers: snapshots.map((snapshot) => ({
+      provider: snapshot.provider,
+      operation: snapshot.operation,
+      state: snapshot.state,
+      available: snapshot.unavailable === null,
+      ...(snapshot.unavailable
+        ? { unavailable: { reason: snapshot.unavailable.reason, retryInSeconds: Math.ceil(snapshot.unavailable.retryAfterMs / 1000) } }
+        : {}),
+      consecutiveFailures: snapshot.consecutiveFailures,
+      errorRate: snapshot.errorRate,
+      callsInWindow: snapshot.callsInWindow,
+      timesOpened: snapshot.opened,
+      lastFailure: snapshot.lastFailure,
+    })),
+  };
+}

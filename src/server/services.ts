@@ -5,6 +5,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { ContentFiller } from '../gateway/content.js';
 import { RerankGateway, type RerankOutcome } from '../gateway/rerank.js';
 import { SearchGateway, type SearchOutcome } from '../gateway/search.js';
+import { HealthRegistry } from '../gateway/health.js';
 import { UpstreamCaller } from '../gateway/upstream.js';
 import { builtInProviderTypes, type ProviderType } from '../providers/registry.js';
 import type { ContentProvider, RerankProvider, SearchProvider } from '../providers/types.js';
@@ -12,7 +13,7 @@ import { unmeteredLedger, type AllowanceLedger } from '../state/allowance.js';
 import { StaticKeyAuthenticator, type Authenticator } from '../state/keys.js';
 import { ResponseCache } from '../state/responseCache.js';
 import type { Logger } from './logger.js';
-import { createMetrics, registerModelMetrics, type Metrics } from './metrics.js';
+import { createMetrics, registerHealthMetrics, registerModelMetrics, type Metrics } from './metrics.js';
 
 export interface ServiceOptions {
   config: ResolvedConfig;
@@ -33,6 +34,7 @@ export interface Services {
   rerank: RerankGateway;
   searchCache: ResponseCache<SearchOutcome>;
   rerankCache: ResponseCache<RerankOutcome>;
+  health: HealthRegistry;
   openApi: object;
   now: () => number;
   draining: boolean;
@@ -43,7 +45,11 @@ export interface Services {
 
 export function createServices({ config, logger, providerTypes = builtInProviderTypes, now = Date.now }: ServiceOptions): Services {
   const metrics = createMetrics();
-  const upstream = new UpstreamCaller(config.retry, metrics, logger);
+  const health = new HealthRegistry(config.health, now, (provider, operation, state) => {
+    metrics.circuitTransitions.inc({ provider, operation, state });
+    logger.warn('provider circuit changed', { provider, operation, state });
+  });
+  const upstream = new UpstreamCaller(config.retry, metrics, logger, health);
 
   // One instance per provider and operation, shared by every chain that names it.
   const built = new Map<string, unknown>();
@@ -82,6 +88,19 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     (model, query, documents, deadline) => rerank.score(model, query, documents, deadline),
   );
   const limits = { maxDocuments: config.rerank.maxDocuments };
+  // Every provider a chain names is tracked from the start, so /readyz and /metrics list it before its first call.
+  for (const provider of search.chain) health.of(provider.name, 'search');
+  for (const provider of content.chain) health.of(provider.name, 'content');
+  for (const chain of rerankModels.values()) for (const provider of chain) health.of(provider.name, 'rerank');
+  registerHealthMetrics(metrics, () =>
+    health.snapshots().map((snapshot) => ({
+      provider: snapshot.provider,
+      operation: snapshot.operation,
+      state: snapshot.state,
+      unavailableSeconds: (snapshot.unavailable?.retryAfterMs ?? 0) / 1000,
+      errorRate: snapshot.errorRate,
+    })),
+  );
 
   return {
     config,
@@ -95,6 +114,7 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     rerank,
     searchCache: new ResponseCache('search', config.cache, metrics),
     rerankCache: new ResponseCache('rerank', config.cache, metrics),
+    health,
     openApi: openApiDocument(limits),
     now,
     draining: false,

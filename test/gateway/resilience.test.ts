@@ -38,6 +38,7 @@ interface Overrides {
   /** Extra options of the provider (timeoutMs, …). */
   provider?: Record<string, unknown>;
   logging?: Record<string, unknown>;
+  health?: Record<string, unknown>;
 }
 
 /** One scripted upstream behind one gateway, both closed when the test ends. */
@@ -50,6 +51,7 @@ async function setup(t: ExecutionContext, script: Fault[] | ((n: number) => Faul
     retry: { ...base.retry, ...overrides.retry },
     ...(overrides.server ? { server: overrides.server } : {}),
     ...(overrides.logging ? { logging: overrides.logging } : {}),
+    ...(overrides.health ? { health: overrides.health } : {}),
   });
   t.teardown(() => gateway.close());
   return { upstream, gateway };
@@ -298,6 +300,8 @@ test.serial('the request deadline bounds the retries of a stalled upstream', asy
     provider: { timeoutMs: 150 },
     server: { requestTimeoutMs },
     retry: { retries: 10 },
+    // The breaker would stop the retries after five timeouts; this test is about the deadline alone.
+    health: { failureThreshold: 100 },
   });
 
   const { value: response, ms } = await timed(() => search(gateway));

@@ -1,4 +1,144 @@
-/** Placeholder: the firecrawl adapter is being written. */
-import type { ProviderType } from '../types.js';
+/**
+ * firecrawl: page content from Firecrawl's scrape endpoint (API v2). POST {baseUrl}/v2/scrape with
+ * `Authorization: Bearer fc-…` and JSON {url, formats: ["markdown"], onlyMainContent, timeout};
+ * the reply is {success: true, data: {markdown, metadata: {title, sourceURL, url, statusCode,
+ * publishedTime?, …}}}, errors {success: false, code?, error} (docs.firecrawl.dev/api-reference/errors,
+ * firecrawl/firecrawl apps/api/src/controllers/v2/scrape.ts).
+ *
+ * Our text is plain text, Firecrawl's is Markdown: images are dropped and links reduced to their
+ * anchor text (a link-heavy page is mostly URLs, which would eat a client's max_characters), while
+ * headings and list markers stay, being short and readable.
+ */
+import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
+import { bearer, endpoint, expectObject, optionalString, providerOptionsSchema, secretsOf } from '../shared.js';
+import { callForPage } from './jina.js';
+import type { ContentProvider, PageContent, ProviderType } from '../types.js';
 
-export const firecrawlProviderType: ProviderType = { optionsSchema: { type: 'object' } };
+export interface FirecrawlOptions {
+  /** api.firecrawl.dev, or a self-hosted Firecrawl. */
+  baseUrl: string;
+  /** Optional: Firecrawl serves keyless calls at a low rate. */
+  apiKey?: string;
+  timeoutMs: number;
+  /** Leave out headers, navigation and footers (Firecrawl's default). */
+  onlyMainContent: boolean;
+}
+
+export const firecrawlOptionsSchema = providerOptionsSchema('firecrawl', {
+  defaultBaseUrl: 'https://api.firecrawl.dev',
+  apiKey: 'optional',
+  timeoutMs: 30_000,
+  properties: { onlyMainContent: { type: 'boolean', default: true } },
+});
+
+/** Firecrawl is asked to give up this much before we do, so a slow page comes back as its 408, not our timeout. */
+const UPSTREAM_TIMEOUT_MARGIN_MS = 1_500;
+
+/** The codes Firecrawl uses for failures of the page, not of Firecrawl (see the scrape controller). */
+const PAGE_FAILURE_CODES = new Set([
+  'SCRAPE_TIMEOUT', // 408: the page took longer than `timeout`
+  'SCRAPE_DNS_RESOLUTION_ERROR', // 200 with success: false
+  'UNSUPPORTED_SITE', // 403: a site Firecrawl does not scrape
+  'unsafe_domain_blocked', // 403
+  'SCRAPE_MEDIA_ACCESS_DENIED', // 403
+]);
+
+interface FirecrawlError {
+  code?: unknown;
+  error?: unknown;
+  details?: { origin?: unknown };
+}
+
+function parseError(raw: string): FirecrawlError {
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as FirecrawlError) : {};
+  } catch {
+    return {};
+  }
+}
+
+function isPageFailure(body: FirecrawlError): boolean {
+  if (typeof body.code === 'string' && PAGE_FAILURE_CODES.has(body.code)) return true;
+  // A browser error of the target site; the same code with origin provider_proxy is Firecrawl's own.
+  return body.code === 'SCRAPE_SITE_ERROR' && body.details?.origin === 'target_site';
+}
+
+/** Firecrawl's statuses where they differ from HTTP's defaults. */
+function classify(status: number, raw: string): UpstreamFailureKind | undefined {
+  if (status === 402) return 'quota'; // "Payment Required: Insufficient credits"
+  // Waiting for one of the plan's concurrent browsers timed out: the plan's limit, not an outage.
+  if (status === 408 && parseError(raw).code === 'CONCURRENCY_QUEUE_TIMEOUT') return 'rate_limited';
+  return undefined;
+}
+
+/** Markdown read as text: images dropped, links reduced to their anchor text, reference definitions removed. */
+export function markdownToText(markdown: string): string {
+  return markdown
+    .replace(/!\[[^\]]*\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '')
+    .replace(/\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '$1')
+    .replace(/^ {0,3}\[[^\]]+\]:\s+\S+.*$/gm, '')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** A metadata value; Firecrawl gives an array when a page repeats a meta tag. */
+function firstString(value: unknown): string | null {
+  return optionalString(Array.isArray(value) ? value[0] : value);
+}
+
+export function createFirecrawlContent(name: string, options: FirecrawlOptions): ContentProvider {
+  return {
+    name,
+    async fetchContent(url, { signal }): Promise<PageContent | null> {
+      const reply = await callForPage(
+        {
+          provider: name,
+          url: endpoint(options.baseUrl, '/v2/scrape'),
+          headers: bearer(options.apiKey),
+          body: {
+            url,
+            formats: ['markdown'],
+            onlyMainContent: options.onlyMainContent,
+            timeout: Math.max(1_000, options.timeoutMs - UPSTREAM_TIMEOUT_MARGIN_MS),
+          },
+          timeoutMs: options.timeoutMs,
+          signal,
+          secrets: secretsOf(options),
+          classify,
+        },
+        (_status, raw) => isPageFailure(parseError(raw)),
+      );
+      if (!reply) return null;
+      const body = expectObject(name, reply.body);
+      if (body.success === false) {
+        if (isPageFailure(body as FirecrawlError)) return null;
+        throw new UpstreamError(name, 'garbage', 'reply says success: false with HTTP 200');
+      }
+      if (body.success !== true) throw new UpstreamError(name, 'garbage', 'reply has no success flag');
+      const data = expectObject(name, body.data, 'reply data');
+      const metadata = data.metadata && typeof data.metadata === 'object' ? (data.metadata as Record<string, unknown>) : {};
+      // Firecrawl scrapes error pages too; their Markdown is the error page, not the result's text.
+      if (typeof metadata.statusCode === 'number' && metadata.statusCode >= 400) return null;
+      const markdown = typeof data.markdown === 'string' ? data.markdown : null;
+      if (markdown === null && data.markdown !== undefined) throw new UpstreamError(name, 'garbage', 'reply has a markdown that is not a string');
+      const text = markdown ? markdownToText(markdown) : '';
+      if (!text) return null;
+      return {
+        text,
+        title: firstString(metadata.title) ?? firstString(metadata.ogTitle),
+        datePublished:
+          firstString(metadata.publishedTime) ??
+          firstString(metadata['article:published_time']) ??
+          firstString(metadata.dcTermsCreated) ??
+          firstString(metadata.dcDateCreated),
+      };
+    },
+  };
+}
+
+export const firecrawlProviderType: ProviderType = {
+  optionsSchema: firecrawlOptionsSchema,
+  content: createFirecrawlContent,
+};

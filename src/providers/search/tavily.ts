@@ -1,4 +1,105 @@
-/** Placeholder: the tavily adapter is being written. */
-import type { ProviderType } from '../types.js';
+/**
+ * tavily: Tavily Search, POST {baseUrl}/search with `Authorization: Bearer tvly-…`. One type serves
+ * search and page text (/extract, src/providers/content/tavily.ts) from one config block.
+ *
+ * Native: up to 20 results per call (max_results; no offset, so one call per request), freshness
+ * presets (time_range) and date ranges (start_date/end_date, YYYY-MM-DD), domain filters and page
+ * text (include_raw_content). Tavily dates results only for the news topic (published_date).
+ * Tavily documents no language parameter, so the gateway leaves language to the query.
+ * Docs: https://docs.tavily.com/documentation/api-reference/endpoint/search,
+ * https://help.tavily.com/articles/3347142954-best-practices (date filters), tavily-ai/tavily-js
+ * src/search.ts and src/types.ts, tavily-ai/tavily-python tavily/tavily.py.
+ */
+import { createTavilyContent, callTavily } from '../content/tavily.js';
+import type { FreshnessPreset } from '../../api/freshness.js';
+import { expectArray, objectsOf, optionalString, providerOptionsSchema } from '../shared.js';
+import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
-export const tavilyProviderType: ProviderType = { optionsSchema: { type: 'object' } };
+export interface TavilyOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  /** basic (1 credit), advanced (2 credits, best relevance), fast or ultra-fast (lowest latency). */
+  searchDepth: 'basic' | 'advanced' | 'fast' | 'ultra-fast';
+  /** general, news (real-time news, and the only topic whose results carry a published date) or finance. */
+  topic: 'general' | 'news' | 'finance';
+  /** Boost results from one country, in Tavily's form: lowercase English name ("united states"); general topic only. */
+  country?: string;
+  /** Page text as plain "text" or "markdown", for search text mode and Extract alike. */
+  textFormat: 'text' | 'markdown';
+  /** Extract depth: basic, or advanced (tables and embedded content; twice the credits). */
+  extractDepth: 'basic' | 'advanced';
+}
+
+/** max_results accepts 0..20. */
+const MAX_RESULTS = 20;
+
+export const tavilyOptionsSchema = providerOptionsSchema('tavily', {
+  defaultBaseUrl: 'https://api.tavily.com',
+  apiKey: 'required',
+  properties: {
+    searchDepth: { enum: ['basic', 'advanced', 'fast', 'ultra-fast'], default: 'basic' },
+    topic: { enum: ['general', 'news', 'finance'], default: 'general' },
+    country: { type: 'string', pattern: '^[a-z][a-z ]+$' },
+    textFormat: { enum: ['text', 'markdown'], default: 'text' },
+    extractDepth: { enum: ['basic', 'advanced'], default: 'basic' },
+  },
+});
+
+const TIME_RANGES: Record<FreshnessPreset, string> = { oneDay: 'day', oneWeek: 'week', oneMonth: 'month', oneYear: 'year' };
+
+function searchBody(call: SearchCall, options: TavilyOptions): Record<string, unknown> {
+  const freshness = call.freshness;
+  return {
+    query: call.query,
+    max_results: Math.min(call.count, MAX_RESULTS),
+    search_depth: options.searchDepth,
+    topic: options.topic,
+    include_answer: false,
+    include_raw_content: call.text ? options.textFormat : false,
+    ...(freshness.kind === 'preset' ? { time_range: TIME_RANGES[freshness.preset] } : {}),
+    ...(freshness.kind === 'dates' ? { start_date: freshness.startDay, end_date: freshness.endDay } : {}),
+    ...(call.includeDomains.length ? { include_domains: call.includeDomains } : {}),
+    ...(call.excludeDomains.length ? { exclude_domains: call.excludeDomains } : {}),
+    ...(options.country && options.topic === 'general' ? { country: options.country } : {}),
+  };
+}
+
+function toResult(item: Record<string, unknown>): ProviderSearchResult | null {
+  if (typeof item.url !== 'string') return null;
+  return {
+    url: item.url,
+    title: optionalString(item.title),
+    snippet: optionalString(item.content),
+    text: optionalString(item.raw_content),
+    datePublished: optionalString(item.published_date),
+  };
+}
+
+export function createTavilySearch(name: string, options: TavilyOptions): SearchProvider {
+  return {
+    name,
+    capabilities: {
+      maxPageSize: MAX_RESULTS,
+      pagination: false,
+      freshness: 'all',
+      includeDomains: true,
+      excludeDomains: true,
+      text: true,
+      language: false,
+    },
+    async search(call: SearchCall): Promise<SearchPage> {
+      const reply = await callTavily(name, options, '/search', searchBody(call, options), call.signal);
+      const results = objectsOf(expectArray(name, reply.results, 'results'))
+        .map(toResult)
+        .filter((result): result is ProviderSearchResult => result !== null);
+      return { results };
+    },
+  };
+}
+
+export const tavilyProviderType: ProviderType = {
+  optionsSchema: tavilyOptionsSchema,
+  search: createTavilySearch,
+  content: createTavilyContent,
+};

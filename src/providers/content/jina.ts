@@ -1,0 +1,143 @@
+/**
+ * jina content: the Jina Reader. POST {readerBaseUrl}/ with JSON {url} (POST, as jina-ai/reader's
+ * README advises, keeps a URL's #fragment and query intact) and Accept: application/json; the reply
+ * is {code: 200, status: 20000, data: {title, description, url, content | text, publishedTime,
+ * warning?}}. The key is optional: the Reader serves anonymous calls at a lower rate.
+ *
+ * A page the Reader cannot read is that page's problem, not the provider's: it yields no text
+ * (null) and is not charged to the provider's health. A key, balance, rate limit or outage
+ * problem throws.
+ *
+ * Also here, for the three Jina operations: Jina's error envelope and its classification.
+ */
+import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
+import { callJson, redact, type JsonCall } from '../http.js';
+import { bearer, endpoint, expectObject, optionalString, secretsOf } from '../shared.js';
+import type { JinaOptions } from '../search/jina.js';
+import type { ContentProvider, PageContent } from '../types.js';
+
+/** A failure Jina reports in its envelope: {data: null, code: <HTTP status>, name, status, message, retryAfter?}. */
+export interface JinaFailure {
+  code: number;
+  name: string;
+  message: string;
+  retryAfterMs?: number;
+}
+
+/** Where Jina's statuses differ from HTTP's defaults: 402 is a used-up balance (InsufficientBalanceError, InsufficientCreditsError). */
+export const jinaClassify = (status: number): UpstreamFailureKind | undefined => (status === 402 ? 'quota' : undefined);
+
+/**
+ * The error envelope in a body Jina answered with a 2xx status. Its hosts normally send the
+ * envelope's code as the HTTP status too, but clients have met it inside a 200; reading it as
+ * content or as no results would hide a used-up balance or a bad key.
+ */
+export function jinaEnvelopeFailure(body: unknown): JinaFailure | null {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const { code, data, name, message, retryAfter } = body as Record<string, unknown>;
+  if (typeof code !== 'number' || code < 400 || (data !== null && data !== undefined)) return null;
+  return {
+    code,
+    name: typeof name === 'string' ? name : 'Error',
+    message: typeof message === 'string' ? message : '',
+    ...(typeof retryAfter === 'number' ? { retryAfterMs: retryAfter * 1000 } : {}),
+  };
+}
+
+export function jinaError(provider: string, failure: JinaFailure, secrets: readonly string[]): UpstreamError {
+  const { code } = failure;
+  const kind: UpstreamFailureKind =
+    code === 402 ? 'quota' : code === 429 ? 'rate_limited' : code === 401 || code === 403 ? 'auth' : code >= 500 ? 'unavailable' : 'bad_request';
+  const detail = redact(`${failure.name}: ${failure.message}`, secrets).slice(0, 200);
+  return new UpstreamError(provider, kind, `envelope code ${code}: ${detail}`, code, failure.retryAfterMs);
+}
+
+/**
+ * How page text is asked for. 'content' is the Reader's default (Readability's main content as
+ * Markdown): links become their anchor text and images are dropped, since their URLs would eat a
+ * client's max_characters. 'text' is document.body.innerText.
+ */
+export function readerHeaders(options: Pick<JinaOptions, 'readerFormat'>): Record<string, string> {
+  return options.readerFormat === 'text'
+    ? { 'x-return-format': 'text' }
+    : { 'x-md-link-style': 'discarded', 'x-retain-images': 'none' };
+}
+
+/**
+ * callJson for one page: a failure `pageFailed` recognises as the page's own (unreachable, blocked,
+ * too slow at the upstream) resolves to null instead of throwing, so that the gateway counts it
+ * as "no text for this page" and not against the provider's health.
+ */
+export async function callForPage(call: JsonCall, pageFailed: (status: number, rawBody: string) => boolean): Promise<{ body: unknown } | null> {
+  let failedPage = false;
+  try {
+    const body = await callJson({
+      ...call,
+      classify: (status, raw) => {
+        failedPage = pageFailed(status, raw);
+        return failedPage ? 'bad_request' : call.classify?.(status, raw);
+      },
+    });
+    return { body };
+  } catch (error) {
+    if (failedPage) return null;
+    throw error;
+  }
+}
+
+/**
+ * The Reader's failures that belong to the page: 422 AssertionFailureError ("Failed to goto …",
+ * "No content available"), 451 (domain blocked for abuse or legal reasons), and 403
+ * AbuseAlleviationError (anonymous access to that one domain paused).
+ */
+function isPageFailure(code: number, name: string | undefined): boolean {
+  return code === 422 || code === 451 || (code === 403 && name === 'AbuseAlleviationError');
+}
+
+function errorName(raw: string): string | undefined {
+  try {
+    const name = (JSON.parse(raw) as { name?: unknown }).name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Reader answers 200 for a page whose server answered an error, with this warning: its text is the error page. */
+const TARGET_ERROR = /Target URL returned error [45]\d\d/i;
+
+export function createJinaContent(name: string, options: JinaOptions): ContentProvider {
+  const secrets = secretsOf(options);
+  return {
+    name,
+    async fetchContent(url, { signal }): Promise<PageContent | null> {
+      const reply = await callForPage(
+        {
+          provider: name,
+          url: endpoint(options.readerBaseUrl, '/'),
+          headers: { ...bearer(options.apiKey), ...readerHeaders(options) },
+          body: { url },
+          timeoutMs: options.timeoutMs,
+          signal,
+          secrets,
+          classify: jinaClassify,
+        },
+        (status, raw) => isPageFailure(status, errorName(raw)),
+      );
+      if (!reply) return null;
+      const envelope = expectObject(name, reply.body);
+      const failure = jinaEnvelopeFailure(envelope);
+      if (failure) {
+        if (isPageFailure(failure.code, failure.name)) return null;
+        throw jinaError(name, failure, secrets);
+      }
+      const data = expectObject(name, envelope.data, 'reply data');
+      if (typeof data.warning === 'string' && TARGET_ERROR.test(data.warning)) return null;
+      if (typeof data.content !== 'string' && typeof data.text !== 'string') throw new UpstreamError(name, 'garbage', 'reply data has neither content nor text');
+      const [asked, other] = options.readerFormat === 'text' ? [data.text, data.content] : [data.content, data.text];
+      const text = optionalString(asked) ?? optionalString(other);
+      if (!text) return null;
+      return { text, title: optionalString(data.title), datePublished: optionalString(data.publishedTime) };
+    },
+  };
+}

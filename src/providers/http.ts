@@ -20,6 +20,12 @@ function poolFor(origin: string): Pool {
 
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
+/**
+ * A provider's own reading of a non-2xx reply where it differs from the HTTP default (Tavily's 432
+ * is a used-up plan, Serper's 400 "Not enough credits" too); undefined keeps the default.
+ */
+export type Classify = (status: number, rawBody: string) => UpstreamFailureKind | undefined;
+
 export interface JsonCall {
   provider: string;
   url: string;
@@ -32,11 +38,7 @@ export interface JsonCall {
   maxResponseBytes?: number;
   /** Values (API keys) that must never appear in an error message. */
   secrets?: readonly string[];
-  /**
-   * The provider's own reading of a non-2xx reply where it differs from the HTTP default (Tavily's
-   * 432 is a used-up plan, Serper's 400 "Not enough credits" too); undefined keeps the default.
-   */
-  classify?: (status: number, rawBody: string) => UpstreamFailureKind | undefined;
+  classify?: Classify;
   /** 'text' returns the body as a string (a reader API answering Markdown); default 'json'. */
   responseType?: 'json' | 'text';
 }

@@ -36,6 +36,33 @@ export function toIsoUtc(value: string | null | undefined): string | null {
   return time === null ? null : new Date(time).toISOString();
 }
 
+const UNIT_MS: Record<string, number> = {
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 7 * 86_400_000,
+  month: 30 * 86_400_000,
+  year: 365 * 86_400_000,
+};
+const UNIT_ABBREVIATIONS: Record<string, string> = { sec: 'second', min: 'minute', hr: 'hour' };
+const RELATIVE_AGE = /^(an?|\d+)\s+(second|sec|minute|min|hour|hr|day|week|month|year)s?\s+ago$/i;
+
+/**
+ * A date as search engines show it, in ISO 8601 UTC: absolute dates as toIsoUtc reads them, ages
+ * ("3 days ago", "an hour ago", "yesterday") as an instant against `nowMs`, the request's clock,
+ * since an age only means something at the moment of the reply. Anything else is null.
+ */
+export function shownDateToIsoUtc(value: unknown, nowMs: number): string | null {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (/^yesterday$/i.test(text)) return new Date(nowMs - UNIT_MS.day!).toISOString();
+  const age = RELATIVE_AGE.exec(text);
+  if (!age) return toIsoUtc(text);
+  const amount = /^an?$/i.test(age[1]!) ? 1 : Number(age[1]);
+  const unit = age[2]!.toLowerCase();
+  return new Date(nowMs - amount * UNIT_MS[UNIT_ABBREVIATIONS[unit] ?? unit]!).toISOString();
+}
+
 function zoneOffsetMs(zone: string | undefined): number {
   const match = zone ? /^([+-])(\d{2}):?(\d{2})?$/.exec(zone) : null;
   if (!match) return 0;

@@ -1,11 +1,10 @@
 /**
  * exa content: page text from Exa's index and crawler, POST {baseUrl}/contents {urls, text} with the
- * key in the x-api-key header (https://exa.ai/docs/reference/get-contents). Also home of the one
- * call every Exa operation makes, so search (src/providers/search/exa.ts) reads errors the same way.
+ * key in the x-api-key header (https://exa.ai/docs/reference/get-contents). Also home of the client
+ * every Exa operation calls through, so search (src/providers/search/exa.ts) reads errors the same way.
  */
-import { callJson } from '../http.js';
 import type { UpstreamFailureKind } from '../errors.js';
-import { endpoint, expectArray, expectObject, objectsOf, optionalString, secretsOf } from '../shared.js';
+import { expectArray, objectsOf, optionalString, vendorClient, type VendorClient } from '../shared.js';
 import type { ContentProvider, PageContent } from '../types.js';
 import type { ExaOptions } from '../search/exa.js';
 
@@ -17,31 +16,15 @@ export function classifyExaFailure(status: number): UpstreamFailureKind | undefi
   return status === 402 ? 'quota' : undefined;
 }
 
-export async function callExa(
-  provider: string,
-  options: Pick<ExaOptions, 'baseUrl' | 'apiKey' | 'timeoutMs'>,
-  path: '/search' | '/contents',
-  body: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const reply = await callJson({
-    provider,
-    url: endpoint(options.baseUrl, path),
-    headers: { 'x-api-key': options.apiKey },
-    body,
-    timeoutMs: options.timeoutMs,
-    signal,
-    secrets: secretsOf(options),
-    classify: classifyExaFailure,
-  });
-  return expectObject(provider, reply);
-}
+export const exaClient = (provider: string, options: ExaOptions): VendorClient =>
+  vendorClient(provider, options, { auth: (apiKey) => ({ 'x-api-key': apiKey }), classify: classifyExaFailure });
 
 export function createExaContent(name: string, options: ExaOptions): ContentProvider {
+  const exa = exaClient(name, options);
   return {
     name,
     async fetchContent(url, { maxCharacters, signal }): Promise<PageContent | null> {
-      const reply = await callExa(name, options, '/contents', { urls: [url], text: { maxCharacters } }, signal);
+      const reply = await exa('/contents', { body: { urls: [url], text: { maxCharacters } }, signal });
       const results = objectsOf(expectArray(name, reply.results, 'results'));
       // A page Exa could not crawl is reported in statuses of a 200 reply: no text for it, not a failure.
       const statuses = Array.isArray(reply.statuses) ? objectsOf(reply.statuses) : [];

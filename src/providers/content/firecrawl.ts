@@ -10,8 +10,7 @@
  * headings and list markers stay, being short and readable.
  */
 import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
-import { bearer, endpoint, expectObject, optionalString, providerOptionsSchema, secretsOf } from '../shared.js';
-import { callForPage } from './jina.js';
+import { bearer, expectObject, optionalString, providerOptionsSchema, unlessPageFailed, vendorClient } from '../shared.js';
 import type { ContentProvider, PageContent, ProviderType } from '../types.js';
 
 export interface FirecrawlOptions {
@@ -89,29 +88,25 @@ function firstString(value: unknown): string | null {
 }
 
 export function createFirecrawlContent(name: string, options: FirecrawlOptions): ContentProvider {
+  const firecrawl = vendorClient(name, options, { auth: bearer, classify });
   return {
     name,
     async fetchContent(url, { signal }): Promise<PageContent | null> {
-      const reply = await callForPage(
-        {
-          provider: name,
-          url: endpoint(options.baseUrl, '/v2/scrape'),
-          headers: bearer(options.apiKey),
-          body: {
-            url,
-            formats: ['markdown'],
-            onlyMainContent: options.onlyMainContent,
-            timeout: Math.max(1_000, options.timeoutMs - UPSTREAM_TIMEOUT_MARGIN_MS),
-          },
-          timeoutMs: options.timeoutMs,
-          signal,
-          secrets: secretsOf(options),
-          classify,
-        },
+      const body = await unlessPageFailed(
         (_status, raw) => isPageFailure(parseError(raw)),
+        (pageClassify) =>
+          firecrawl('/v2/scrape', {
+            body: {
+              url,
+              formats: ['markdown'],
+              onlyMainContent: options.onlyMainContent,
+              timeout: Math.max(1_000, options.timeoutMs - UPSTREAM_TIMEOUT_MARGIN_MS),
+            },
+            signal,
+            classify: pageClassify,
+          }),
       );
-      if (!reply) return null;
-      const body = expectObject(name, reply.body);
+      if (!body) return null;
       if (body.success === false) {
         if (isPageFailure(body as FirecrawlError)) return null;
         throw new UpstreamError(name, 'garbage', 'reply says success: false with HTTP 200');

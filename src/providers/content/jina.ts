@@ -8,11 +8,12 @@
  * (null) and is not charged to the provider's health. A key, balance, rate limit or outage
  * problem throws.
  *
- * Also here, for the three Jina operations: Jina's error envelope and its classification.
+ * Also here, for the three Jina operations: the client of Jina's hosts, Jina's error envelope and
+ * its classification.
  */
 import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
-import { callJson, redact, type JsonCall } from '../http.js';
-import { bearer, endpoint, expectObject, optionalString, secretsOf } from '../shared.js';
+import { redact } from '../http.js';
+import { bearer, expectObject, optionalString, secretsOf, unlessPageFailed, vendorClient, type VendorClient } from '../shared.js';
 import type { JinaOptions } from '../search/jina.js';
 import type { ContentProvider, PageContent } from '../types.js';
 
@@ -26,6 +27,10 @@ export interface JinaFailure {
 
 /** Where Jina's statuses differ from HTTP's defaults: 402 is a used-up balance (InsufficientBalanceError, InsufficientCreditsError). */
 export const jinaClassify = (status: number): UpstreamFailureKind | undefined => (status === 402 ? 'quota' : undefined);
+
+/** Calls to one of Jina's hosts (search, Reader, rerank), all with the account's one key. */
+export const jinaClient = (provider: string, options: JinaOptions, baseUrl: string): VendorClient =>
+  vendorClient(provider, { baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs }, { auth: bearer, classify: jinaClassify });
 
 /**
  * The error envelope in a body Jina answered with a 2xx status. Its hosts normally send the
@@ -64,28 +69,6 @@ export function readerHeaders(options: Pick<JinaOptions, 'readerFormat'>): Recor
 }
 
 /**
- * callJson for one page: a failure `pageFailed` recognises as the page's own (unreachable, blocked,
- * too slow at the upstream) resolves to null instead of throwing, so that the gateway counts it
- * as "no text for this page" and not against the provider's health.
- */
-export async function callForPage(call: JsonCall, pageFailed: (status: number, rawBody: string) => boolean): Promise<{ body: unknown } | null> {
-  let failedPage = false;
-  try {
-    const body = await callJson({
-      ...call,
-      classify: (status, raw) => {
-        failedPage = pageFailed(status, raw);
-        return failedPage ? 'bad_request' : call.classify?.(status, raw);
-      },
-    });
-    return { body };
-  } catch (error) {
-    if (failedPage) return null;
-    throw error;
-  }
-}
-
-/**
  * The Reader's failures that belong to the page: 422 AssertionFailureError ("Failed to goto …",
  * "No content available"), 451 (domain blocked for abuse or legal reasons), and 403
  * AbuseAlleviationError (anonymous access to that one domain paused).
@@ -108,24 +91,15 @@ const TARGET_ERROR = /Target URL returned error [45]\d\d/i;
 
 export function createJinaContent(name: string, options: JinaOptions): ContentProvider {
   const secrets = secretsOf(options);
+  const reader = jinaClient(name, options, options.readerBaseUrl);
   return {
     name,
     async fetchContent(url, { signal }): Promise<PageContent | null> {
-      const reply = await callForPage(
-        {
-          provider: name,
-          url: endpoint(options.readerBaseUrl, '/'),
-          headers: { ...bearer(options.apiKey), ...readerHeaders(options) },
-          body: { url },
-          timeoutMs: options.timeoutMs,
-          signal,
-          secrets,
-          classify: jinaClassify,
-        },
+      const envelope = await unlessPageFailed(
         (status, raw) => isPageFailure(status, errorName(raw)),
+        (pageClassify) => reader('/', { headers: readerHeaders(options), body: { url }, signal, classify: pageClassify }),
       );
-      if (!reply) return null;
-      const envelope = expectObject(name, reply.body);
+      if (!envelope) return null;
       const failure = jinaEnvelopeFailure(envelope);
       if (failure) {
         if (isPageFailure(failure.code, failure.name)) return null;

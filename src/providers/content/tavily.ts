@@ -1,12 +1,11 @@
 /**
  * tavily content: page text through Tavily Extract, POST {baseUrl}/extract {urls, extract_depth,
  * format} with a Bearer key (https://docs.tavily.com/documentation/api-reference/endpoint/extract).
- * Also home of the one call every Tavily operation makes, so search (src/providers/search/tavily.ts)
- * reads errors the same way.
+ * Also home of the client every Tavily operation calls through, so search
+ * (src/providers/search/tavily.ts) reads errors the same way.
  */
-import { callJson } from '../http.js';
 import type { UpstreamFailureKind } from '../errors.js';
-import { bearer, endpoint, expectArray, expectObject, objectsOf, optionalString, secretsOf } from '../shared.js';
+import { bearer, expectArray, objectsOf, optionalString, vendorClient, type VendorClient } from '../shared.js';
 import type { ContentProvider, PageContent } from '../types.js';
 import type { TavilyOptions } from '../search/tavily.js';
 
@@ -19,37 +18,15 @@ export function classifyTavilyFailure(status: number): UpstreamFailureKind | und
   return status === 432 || status === 433 ? 'quota' : undefined;
 }
 
-export async function callTavily(
-  provider: string,
-  options: Pick<TavilyOptions, 'baseUrl' | 'apiKey' | 'timeoutMs'>,
-  path: '/search' | '/extract',
-  body: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const reply = await callJson({
-    provider,
-    url: endpoint(options.baseUrl, path),
-    headers: bearer(options.apiKey),
-    body,
-    timeoutMs: options.timeoutMs,
-    signal,
-    secrets: secretsOf(options),
-    classify: classifyTavilyFailure,
-  });
-  return expectObject(provider, reply);
-}
+export const tavilyClient = (provider: string, options: TavilyOptions): VendorClient =>
+  vendorClient(provider, options, { auth: bearer, classify: classifyTavilyFailure });
 
 export function createTavilyContent(name: string, options: TavilyOptions): ContentProvider {
+  const tavily = tavilyClient(name, options);
   return {
     name,
     async fetchContent(url, { signal }): Promise<PageContent | null> {
-      const reply = await callTavily(
-        name,
-        options,
-        '/extract',
-        { urls: [url], extract_depth: options.extractDepth, format: options.textFormat },
-        signal,
-      );
+      const reply = await tavily('/extract', { body: { urls: [url], extract_depth: options.extractDepth, format: options.textFormat }, signal });
       const results = objectsOf(expectArray(name, reply.results, 'results'));
       // A URL Tavily could not extract comes back in failed_results of a 200 reply: no text, not a failure.
       const page = results.find((result) => result.url === url) ?? results[0];

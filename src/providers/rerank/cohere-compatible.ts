@@ -9,95 +9,12 @@
  * for one-label cross-encoders such as bge-reranker) and Infinity applies a sigmoid unless asked
  * for raw_scores, so both answer probabilities; a server or model that answers raw logits needs
  * scoreScale 'logit'. A LiteLLM proxy passes on whatever its backend answers.
- *
- * This module also holds what the rerank adapters share (cohere, voyage, tei): the call skeleton,
- * the Cohere-shaped body and the reading of a results list.
  */
-import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
-import { callJson } from '../http.js';
-import { bearer, endpoint, expectObject, providerOptionsSchema, secretsOf } from '../shared.js';
-import { scoreScaleSchema, scoresByIndex, type ScoreScale } from './scores.js';
-import type { ProviderType, RerankCall, RerankProvider } from '../types.js';
-
-// ---- shared by the rerank adapters -------------------------------------------------------------
-
-export interface RerankHttpOptions {
-  apiKey?: string;
-  timeoutMs: number;
-  maxDocuments: number;
-}
-
-/** One upstream call for one batch: where to send what, and how to read the reply. */
-export interface RerankExchange {
-  url: string;
-  body: unknown;
-  /** One score in [0, 1] per document of the batch, in document order. */
-  read(reply: unknown): number[];
-}
-
-export type Classify = (status: number, rawBody: string) => UpstreamFailureKind | undefined;
-
-/**
- * A rerank provider over HTTP with a Bearer key (when one is configured). The gateway already
- * splits requests into batches of at most maxDocuments, so each call scores one whole batch.
- */
-export function httpReranker(
-  name: string,
-  options: RerankHttpOptions,
-  exchange: (call: RerankCall) => RerankExchange,
-  classify?: Classify,
-): RerankProvider {
-  return {
-    name,
-    capabilities: { maxDocuments: options.maxDocuments },
-    async rerank(call: RerankCall): Promise<number[]> {
-      const { url, body, read } = exchange(call);
-      const reply = await callJson({
-        provider: name,
-        url,
-        headers: bearer(options.apiKey),
-        body,
-        timeoutMs: options.timeoutMs,
-        signal: call.signal,
-        secrets: secretsOf(options),
-        classify,
-      });
-      return read(reply);
-    },
-  };
-}
-
-/**
- * The Cohere-shaped request body. top_n is every document: the gateway ranks and cuts itself, and
- * needs a score for each document of the batch.
- */
-export function cohereShapedBody(model: string, call: RerankCall, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { model, query: call.query, documents: call.documents, top_n: call.documents.length, ...extra };
-}
-
-/** Scores from a reply object whose list of {index, <score>} sits under one of `listFields`. */
-export function scoresFromList(
-  provider: string,
-  reply: unknown,
-  listFields: readonly string[],
-  documentCount: number,
-  scale: ScoreScale,
-  scoreFields: readonly string[] = ['relevance_score'],
-): number[] {
-  const envelope = expectObject(provider, reply);
-  const field = listFields.find((candidate) => Array.isArray(envelope[candidate]));
-  if (field === undefined) throw new UpstreamError(provider, 'garbage', `reply has no ${listFields.join(' or ')} array`);
-  return scoresByIndex(provider, envelope[field], documentCount, scale, scoreFields);
-}
-
-export const maxDocumentsSchema = (defaultValue: number, maximum?: number) => ({
-  type: 'integer',
-  minimum: 1,
-  ...(maximum === undefined ? {} : { maximum }),
-  default: defaultValue,
-});
-
-// ---- the cohere-compatible adapter -------------------------------------------------------------
+import type { Classify } from '../http.js';
+import { providerOptionsSchema } from '../shared.js';
+import { scoreScaleSchema, scoresFromList, type ScoreScale } from './scores.js';
+import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions } from './shared.js';
+import type { ProviderType, RerankProvider } from '../types.js';
 
 export interface CohereCompatibleOptions extends RerankHttpOptions {
   /** The server's root, e.g. http://vllm:8000. */
@@ -118,16 +35,12 @@ export const classifyCohereCompatible: Classify = (status, rawBody) =>
   status === 402 || /"budget_exceeded"/.test(rawBody) ? 'quota' : undefined;
 
 export function createCohereCompatibleRerank(name: string, options: CohereCompatibleOptions): RerankProvider {
-  return httpReranker(
-    name,
-    options,
-    (call) => ({
-      url: endpoint(options.baseUrl, options.path),
-      body: cohereShapedBody(options.model ?? call.model, call, { return_documents: false }),
-      read: (reply) => scoresFromList(name, reply, ['results', 'data'], call.documents.length, options.scoreScale),
-    }),
-    classifyCohereCompatible,
-  );
+  return httpReranker(name, options, {
+    path: options.path,
+    body: (call) => cohereShapedBody(options.model ?? call.model, call, { return_documents: false }),
+    scores: (reply, call) => scoresFromList(name, reply, ['results', 'data'], call.documents.length, options.scoreScale),
+    classify: classifyCohereCompatible,
+  });
 }
 
 export const cohereCompatibleProviderType: ProviderType = {

@@ -9,8 +9,10 @@
  * per-minute rate limit — or, for a trial key, the 1,000 calls a month ("… limited to 1000 API
  * calls / month"), which no retry within minutes fixes — 499 a cancelled request, 5xx Cohere.
  */
-import { endpoint, providerOptionsSchema } from '../shared.js';
-import { cohereShapedBody, httpReranker, maxDocumentsSchema, scoresFromList, type Classify, type RerankHttpOptions } from './cohere-compatible.js';
+import type { Classify } from '../http.js';
+import { providerOptionsSchema } from '../shared.js';
+import { scoresFromList } from './scores.js';
+import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions } from './shared.js';
 import type { ProviderType, RerankProvider } from '../types.js';
 
 export interface CohereOptions extends RerankHttpOptions {
@@ -31,16 +33,12 @@ export const classifyCohere: Classify = (status, rawBody) => {
 };
 
 export function createCohereRerank(name: string, options: CohereOptions): RerankProvider {
-  return httpReranker(
-    name,
-    options,
-    (call) => ({
-      url: endpoint(options.baseUrl, '/v2/rerank'),
-      body: cohereShapedBody(options.model, call, options.maxTokensPerDoc ? { max_tokens_per_doc: options.maxTokensPerDoc } : {}),
-      read: (reply) => scoresFromList(name, reply, ['results'], call.documents.length, 'probability'),
-    }),
-    classifyCohere,
-  );
+  return httpReranker(name, options, {
+    path: '/v2/rerank',
+    body: (call) => cohereShapedBody(options.model, call, options.maxTokensPerDoc ? { max_tokens_per_doc: options.maxTokensPerDoc } : {}),
+    scores: (reply, call) => scoresFromList(name, reply, ['results'], call.documents.length, 'probability'),
+    classify: classifyCohere,
+  });
 }
 
 export const cohereProviderType: ProviderType = {

@@ -7,6 +7,7 @@
  * from two batches incomparable.
  */
 import { UpstreamError } from '../errors.js';
+import { expectObject } from '../shared.js';
 
 /** What a model's scores are: calibrated probabilities in [0, 1], or raw logits. */
 export type ScoreScale = 'probability' | 'logit';
@@ -48,4 +49,19 @@ export function scoresByIndex(
   }
   if (scores.some(Number.isNaN)) throw new UpstreamError(provider, 'garbage', 'reply does not score every document');
   return scores;
+}
+
+/** Scores from a reply object whose list of {index, <score>} sits under one of `listFields`. */
+export function scoresFromList(
+  provider: string,
+  reply: unknown,
+  listFields: readonly string[],
+  documentCount: number,
+  scale: ScoreScale,
+  scoreFields: readonly string[] = ['relevance_score'],
+): number[] {
+  const envelope = expectObject(provider, reply);
+  const field = listFields.find((candidate) => Array.isArray(envelope[candidate]));
+  if (field === undefined) throw new UpstreamError(provider, 'garbage', `reply has no ${listFields.join(' or ')} array`);
+  return scoresByIndex(provider, envelope[field], documentCount, scale, scoreFields);
 }

@@ -12,9 +12,10 @@
  * tokenization, 424 the model or backend failed (an upstream failure, not our request's), 429
  * "Model is overloaded" (no Retry-After), 503 unhealthy. A wrong --api-key is a bare 401.
  */
-import { endpoint, providerOptionsSchema } from '../shared.js';
-import { httpReranker, maxDocumentsSchema, type Classify, type RerankHttpOptions } from './cohere-compatible.js';
+import type { Classify } from '../http.js';
+import { providerOptionsSchema } from '../shared.js';
 import { scoresByIndex } from './scores.js';
+import { httpReranker, maxDocumentsSchema, type RerankHttpOptions } from './shared.js';
 import type { ProviderType, RerankProvider } from '../types.js';
 
 export interface TeiOptions extends RerankHttpOptions {
@@ -33,16 +34,13 @@ export interface TeiOptions extends RerankHttpOptions {
 export const classifyTei: Classify = (status) => (status === 424 ? 'unavailable' : undefined);
 
 export function createTeiRerank(name: string, options: TeiOptions): RerankProvider {
-  return httpReranker(
-    name,
-    options,
-    (call) => ({
-      url: endpoint(options.baseUrl, '/rerank'),
-      body: { query: call.query, texts: call.documents, raw_scores: options.rawScores, return_text: false, truncate: options.truncate },
-      read: (reply) => scoresByIndex(name, reply, call.documents.length, options.rawScores ? 'logit' : 'probability', ['score']),
-    }),
-    classifyTei,
-  );
+  return httpReranker(name, options, {
+    path: '/rerank',
+    body: (call) => ({ query: call.query, texts: call.documents, raw_scores: options.rawScores, return_text: false, truncate: options.truncate }),
+    // A bare array, not an envelope.
+    scores: (reply, call) => scoresByIndex(name, reply, call.documents.length, options.rawScores ? 'logit' : 'probability', ['score']),
+    classify: classifyTei,
+  });
 }
 
 export const teiProviderType: ProviderType = {

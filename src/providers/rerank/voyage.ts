@@ -9,8 +9,10 @@
  * key, 403 a forbidden IP, 429 the rate limit, 500 and 502/503/504 Voyage. A refusal that speaks of
  * credit or a missing payment method is a used-up plan, not a bad key.
  */
-import { endpoint, providerOptionsSchema } from '../shared.js';
-import { httpReranker, maxDocumentsSchema, scoresFromList, type Classify, type RerankHttpOptions } from './cohere-compatible.js';
+import type { Classify } from '../http.js';
+import { providerOptionsSchema } from '../shared.js';
+import { scoresFromList } from './scores.js';
+import { httpReranker, maxDocumentsSchema, type RerankHttpOptions } from './shared.js';
 import type { ProviderType, RerankProvider } from '../types.js';
 
 export interface VoyageOptions extends RerankHttpOptions {
@@ -26,23 +28,19 @@ export const classifyVoyage: Classify = (status, rawBody) =>
   (status === 401 || status === 402 || status === 403) && /run out of credit|add a payment method/i.test(rawBody) ? 'quota' : undefined;
 
 export function createVoyageRerank(name: string, options: VoyageOptions): RerankProvider {
-  return httpReranker(
-    name,
-    options,
-    (call) => ({
-      url: endpoint(options.baseUrl, '/v1/rerank'),
-      body: {
-        query: call.query,
-        documents: call.documents,
-        model: options.model,
-        top_k: call.documents.length,
-        return_documents: false,
-        truncation: options.truncation,
-      },
-      read: (reply) => scoresFromList(name, reply, ['data'], call.documents.length, 'probability'),
+  return httpReranker(name, options, {
+    path: '/v1/rerank',
+    body: (call) => ({
+      query: call.query,
+      documents: call.documents,
+      model: options.model,
+      top_k: call.documents.length,
+      return_documents: false,
+      truncation: options.truncation,
     }),
-    classifyVoyage,
-  );
+    scores: (reply, call) => scoresFromList(name, reply, ['data'], call.documents.length, 'probability'),
+    classify: classifyVoyage,
+  });
 }
 
 export const voyageProviderType: ProviderType = {

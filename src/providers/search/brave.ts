@@ -2,15 +2,21 @@
  * brave: the Brave Search API's web search, over Brave's own index.
  * GET {baseUrl}/res/v1/web/search with the key in X-Subscription-Token; the reply's `web.results`
  * are the organic results (api-dashboard.search.brave.com/api-reference/web/search/get).
- *
- * Also home of two readers the Google-style adapters share: `plainText` for snippets that carry HTML
- * highlighting and entities, and `publishedDate` for the "3 days ago" ages search engines show.
  */
 import type { Freshness } from '../../api/freshness.js';
-import { toIsoUtc } from '../../util/dates.js';
+import { shownDateToIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../errors.js';
-import { callJson } from '../http.js';
-import { endpoint, expectArray, expectObject, objectsOf, optionalString, providerOptionsSchema, secretsOf, withQuery } from '../shared.js';
+import {
+  expectObject,
+  isTraditionalChinese,
+  languageSubtags,
+  optionalString,
+  plainText,
+  providerOptionsSchema,
+  readResults,
+  searchCapabilities,
+  vendorClient,
+} from '../shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface BraveOptions {
@@ -51,16 +57,16 @@ const SEARCH_LANGUAGES = new Set(
 
 /** Brave's search_lang codes differ from BCP 47 for Japanese, Chinese scripts and the Portugals. */
 export function braveLanguage(tag: string | null | undefined): string | undefined {
-  if (!tag) return undefined;
-  const lower = tag.toLowerCase();
-  const primary = lower.split('-')[0]!;
+  const subtags = languageSubtags(tag);
+  if (!subtags) return undefined;
+  const { language, region } = subtags;
   const code =
-    primary === 'ja' ? 'jp'
-    : primary === 'zh' ? (/-(hant|tw|hk|mo)\b/.test(lower) ? 'zh-hant' : 'zh-hans')
-    : primary === 'pt' ? (/-br\b/.test(lower) ? 'pt-br' : 'pt-pt')
-    : primary === 'en' && /-gb\b/.test(lower) ? 'en-gb'
-    : primary === 'no' || primary === 'nn' ? 'nb'
-    : primary;
+    language === 'ja' ? 'jp'
+    : language === 'zh' ? (isTraditionalChinese(subtags) ? 'zh-hant' : 'zh-hans')
+    : language === 'pt' ? (region === 'BR' ? 'pt-br' : 'pt-pt')
+    : language === 'en' && region === 'GB' ? 'en-gb'
+    : language === 'no' || language === 'nn' ? 'nb'
+    : language;
   return SEARCH_LANGUAGES.has(code) ? code : undefined;
 }
 
@@ -86,21 +92,13 @@ function classifyBrave(status: number, raw: string) {
 }
 
 export function createBraveSearch(name: string, options: BraveOptions): SearchProvider {
-  const secrets = secretsOf(options);
+  const brave = vendorClient(name, options, { auth: (apiKey) => ({ 'x-subscription-token': apiKey }), classify: classifyBrave });
   return {
     name,
-    capabilities: {
-      maxPageSize: MAX_COUNT,
-      pagination: true,
-      freshness: 'all',
-      includeDomains: true,
-      excludeDomains: true,
-      text: false,
-      language: true,
-    },
+    capabilities: searchCapabilities({ maxPageSize: MAX_COUNT, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, language: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       if (call.page > LAST_PAGE) return { results: [], hasMore: false };
-      const url = withQuery(endpoint(options.baseUrl, '/res/v1/web/search'), {
+      const parameters = {
         // Included sites as site: operators joined by OR (Brave documents both, but no parentheses),
         // which it echoes in query.search_operators; excluded ones as an inline Goggle, Brave's
         // documented way to drop a site ("-site:" is not among its documented operators).
@@ -114,25 +112,17 @@ export function createBraveSearch(name: string, options: BraveOptions): SearchPr
         safesearch: options.safesearch,
         result_filter: 'web',
         text_decorations: false,
-      });
-      let body: unknown;
+      };
+      let reply: Record<string, unknown>;
       try {
-        body = await callJson({
-          provider: name,
-          url,
-          headers: { 'x-subscription-token': options.apiKey },
-          timeoutMs: options.timeoutMs,
-          signal: call.signal,
-          secrets,
-          classify: classifyBrave,
-        });
+        reply = await brave('/res/v1/web/search', { query: parameters, signal: call.signal });
       } catch (error) {
         if (error instanceof UpstreamError && error.kind === 'rate_limited' && error.retryAfterMs === undefined) {
           throw new UpstreamError(name, 'rate_limited', error.message.slice(name.length + 2), error.status, RATE_WINDOW_MS);
         }
         throw error;
       }
-      return readBraveReply(name, body, call);
+      return readBraveReply(name, reply, call);
     },
   };
 }
@@ -143,24 +133,24 @@ function withIncludedSites(query: string, includeDomains: readonly string[]): st
   return `${query} ${sites.length === 1 ? sites[0] : sites.join(' OR ')}`;
 }
 
-function readBraveReply(name: string, body: unknown, call: SearchCall): SearchPage {
-  const reply = expectObject(name, body);
+function readBraveReply(name: string, reply: Record<string, unknown>, call: SearchCall): SearchPage {
   const query = reply.query as { more_results_available?: unknown } | undefined;
   // Brave leaves out the `web` section when nothing matched; a search reply without it is an empty page.
   if (reply.web === undefined && reply.type === 'search' && query && typeof query === 'object') return { results: [], hasMore: false };
   const web = expectObject(name, reply.web, 'web section');
-  const results: ProviderSearchResult[] = [];
-  for (const item of objectsOf(expectArray(name, web.results, 'web.results'))) {
-    if (typeof item.url !== 'string') continue;
-    results.push({
-      url: item.url,
-      title: plainText(item.title),
-      snippet: plainText(item.description),
-      datePublished: optionalString(item.page_age) ?? publishedDate(item.age, call.nowMs),
-    });
-  }
+  const results = readResults(name, web.results, 'web.results', (item) => toResult(item, call.nowMs));
   const more = query?.more_results_available;
   return { results, ...(typeof more === 'boolean' ? { hasMore: more && call.page < LAST_PAGE } : {}) };
+}
+
+function toResult(item: Record<string, unknown>, nowMs: number): ProviderSearchResult | null {
+  if (typeof item.url !== 'string') return null;
+  return {
+    url: item.url,
+    title: plainText(item.title),
+    snippet: plainText(item.description),
+    datePublished: optionalString(item.page_age) ?? shownDateToIsoUtc(item.age, nowMs),
+  };
 }
 
 export const braveProviderType: ProviderType = {
@@ -175,54 +165,3 @@ export const braveProviderType: ProviderType = {
   }),
   search: createBraveSearch,
 };
-
-// ---- shared with serper.ts and google.ts ------------------------------------------------------
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-/** Text without HTML tags (Brave's <strong>, Google's <b>) and entities, on one line; null when empty. */
-export function plainText(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const text = value
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, code: string) => {
-      if (code[0] === '#') {
-        const point = code[1] === 'x' || code[1] === 'X' ? parseInt(code.slice(2), 16) : Number(code.slice(1));
-        return Number.isFinite(point) && point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : entity;
-      }
-      return ENTITIES[code.toLowerCase()] ?? entity;
-    })
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text === '' ? null : text;
-}
-
-const UNIT_MS: Record<string, number> = {
-  second: 1_000,
-  minute: 60_000,
-  hour: 3_600_000,
-  day: 86_400_000,
-  week: 7 * 86_400_000,
-  month: 30 * 86_400_000,
-  year: 365 * 86_400_000,
-};
-const RELATIVE_AGE = /^(an?|\d+)\s+(second|sec|minute|min|hour|hr|day|week|month|year)s?\s+ago$/i;
-
-/**
- * A date a search engine shows, as something the gateway can read: absolute dates as given, ages
- * ("3 days ago", "an hour ago", "yesterday") turned into an instant against the request's clock,
- * since they only mean something at the moment of the reply. Anything else is no date.
- */
-export function publishedDate(value: unknown, nowMs: number): string | null {
-  const text = optionalString(value)?.trim();
-  if (!text) return null;
-  if (/^yesterday$/i.test(text)) return new Date(nowMs - UNIT_MS.day!).toISOString();
-  const age = RELATIVE_AGE.exec(text);
-  if (age) {
-    const amount = /^an?$/i.test(age[1]!) ? 1 : Number(age[1]);
-    const unit = age[2]!.toLowerCase();
-    const unitMs = UNIT_MS[unit] ?? UNIT_MS[{ sec: 'second', min: 'minute', hr: 'hour' }[unit]!]!;
-    return new Date(nowMs - amount * unitMs).toISOString();
-  }
-  return toIsoUtc(text) === null ? null : text;
-}

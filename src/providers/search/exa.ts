@@ -10,8 +10,8 @@
  * Docs: https://exa.ai/docs/reference/search, exa-labs/openapi-spec exa-openapi-spec.yaml,
  * exa-labs/exa-js src/index.ts.
  */
-import { createExaContent, callExa } from '../content/exa.js';
-import { expectArray, freshnessInstants, objectsOf, optionalString, providerOptionsSchema } from '../shared.js';
+import { createExaContent, exaClient } from '../content/exa.js';
+import { freshnessInstants, optionalString, providerOptionsSchema, readResults, searchCapabilities } from '../shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface ExaOptions {
@@ -81,23 +81,13 @@ function toResult(item: Record<string, unknown>): ProviderSearchResult | null {
 }
 
 export function createExaSearch(name: string, options: ExaOptions): SearchProvider {
+  const exa = exaClient(name, options);
   return {
     name,
-    capabilities: {
-      maxPageSize: options.maxResults,
-      pagination: false,
-      freshness: 'all',
-      includeDomains: true,
-      excludeDomains: true,
-      text: true,
-      language: false,
-    },
+    capabilities: searchCapabilities({ maxPageSize: options.maxResults, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
     async search(call: SearchCall): Promise<SearchPage> {
-      const reply = await callExa(name, options, '/search', searchBody(call, options), call.signal);
-      const results = objectsOf(expectArray(name, reply.results, 'results'))
-        .map(toResult)
-        .filter((result): result is ProviderSearchResult => result !== null);
-      return { results };
+      const reply = await exa('/search', { body: searchBody(call, options), signal: call.signal });
+      return { results: readResults(name, reply.results, 'results', toResult) };
     },
   };
 }

@@ -11,22 +11,21 @@
  * that it is cut out of every error message.
  */
 import type { Freshness } from '../../api/freshness.js';
-import { toIsoUtc } from '../../util/dates.js';
+import { shownDateToIsoUtc, toIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../errors.js';
-import { callJson } from '../http.js';
 import {
-  endpoint,
-  expectArray,
-  expectObject,
+  isTraditionalChinese,
+  languageSubtags,
   objectsOf,
   optionalString,
+  plainText,
   providerOptionsSchema,
-  secretsOf,
-  withQuery,
+  readResults,
+  searchCapabilities,
+  vendorClient,
   withSiteOperators,
 } from '../shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
-import { plainText, publishedDate } from './brave.js';
 
 export interface GoogleOptions {
   /** Default https://www.googleapis.com. */
@@ -70,15 +69,12 @@ const LR_LANGUAGES = new Set('ar bg ca cs da de el en es et fi fr hr hu id is it
  * and separates Chinese and Portuguese by region.
  */
 export function googleLanguage(tag: string | null | undefined): { hl: string; lr: string | null } | null {
-  if (!tag) return null;
-  const lower = tag.toLowerCase();
-  const primary = lower.split('-')[0]!;
-  if (primary === 'zh') {
-    const traditional = /-(hant|tw|hk|mo)\b/.test(lower);
-    return traditional ? { hl: 'zh-TW', lr: 'lang_zh-TW' } : { hl: 'zh-CN', lr: 'lang_zh-CN' };
-  }
-  if (primary === 'pt') return { hl: /-br\b/.test(lower) ? 'pt-BR' : 'pt-PT', lr: 'lang_pt' };
-  const code = primary === 'he' ? 'iw' : primary === 'nb' || primary === 'nn' ? 'no' : primary;
+  const subtags = languageSubtags(tag);
+  if (!subtags) return null;
+  const { language, region } = subtags;
+  if (language === 'zh') return isTraditionalChinese(subtags) ? { hl: 'zh-TW', lr: 'lang_zh-TW' } : { hl: 'zh-CN', lr: 'lang_zh-CN' };
+  if (language === 'pt') return { hl: region === 'BR' ? 'pt-BR' : 'pt-PT', lr: 'lang_pt' };
+  const code = language === 'he' ? 'iw' : language === 'nb' || language === 'nn' ? 'no' : language;
   return { hl: code, lr: LR_LANGUAGES.has(code) ? `lang_${code}` : null };
 }
 
@@ -111,17 +107,11 @@ function classifyGoogle(status: number, raw: string) {
 }
 
 export function createGoogleSearch(name: string, options: GoogleOptions): SearchProvider {
+  // No credentials header: the key is the `key` query parameter (a secret all the same).
+  const google = vendorClient(name, options, { classify: classifyGoogle });
   return {
     name,
-    capabilities: {
-      maxPageSize: MAX_NUM,
-      pagination: true,
-      freshness: 'all',
-      includeDomains: true,
-      excludeDomains: true,
-      text: false,
-      language: true,
-    },
+    capabilities: searchCapabilities({ maxPageSize: MAX_NUM, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, language: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const start = call.offset + 1;
       const num = Math.min(call.count, MAX_NUM, MAX_START_PLUS_NUM - start);
@@ -129,7 +119,7 @@ export function createGoogleSearch(name: string, options: GoogleOptions): Search
       // siteSearch takes one site; several filters become site: operators in the query.
       const single = call.includeDomains.length + call.excludeDomains.length === 1;
       const language = googleLanguage(call.language ?? options.language);
-      const url = withQuery(endpoint(options.baseUrl, '/customsearch/v1'), {
+      const query = {
         key: options.apiKey,
         cx: options.cx,
         q: single ? call.query : withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
@@ -142,39 +132,31 @@ export function createGoogleSearch(name: string, options: GoogleOptions): Search
         hl: language?.hl,
         gl: options.country?.toLowerCase(),
         safe: options.safe,
-      });
-      const body = await callJson({
-        provider: name,
-        url,
-        timeoutMs: options.timeoutMs,
-        signal: call.signal,
-        secrets: secretsOf(options),
-        classify: classifyGoogle,
-      });
-      return readGoogleReply(name, body, call.nowMs);
+      };
+      return readGoogleReply(name, await google('/customsearch/v1', { query, signal: call.signal }), call.nowMs);
     },
   };
 }
 
-function readGoogleReply(name: string, body: unknown, nowMs: number): SearchPage {
-  const reply = expectObject(name, body);
+function readGoogleReply(name: string, reply: Record<string, unknown>, nowMs: number): SearchPage {
   const queries = reply.queries as { nextPage?: unknown } | undefined;
   const information = reply.searchInformation as { totalResults?: unknown } | undefined;
   // `items` is absent, not empty, when nothing matched: only a reply that is not a search is garbage.
   const isSearchReply = (queries && typeof queries === 'object') || (information && typeof information === 'object');
   if (reply.items === undefined && !isSearchReply) throw new UpstreamError(name, 'garbage', 'reply has neither items nor search metadata');
-  const results: ProviderSearchResult[] = [];
-  for (const item of objectsOf(reply.items === undefined ? [] : expectArray(name, reply.items, 'items'))) {
-    if (typeof item.link !== 'string') continue;
-    const { date, snippet } = splitDatedSnippet(plainText(item.snippet), nowMs);
-    results.push({ url: item.link, title: plainText(item.title), snippet, datePublished: metatagDate(item.pagemap) ?? date });
-  }
+  const results = reply.items === undefined ? [] : readResults(name, reply.items, 'items', (item) => toResult(item, nowMs));
   const total = Number(information?.totalResults);
   return {
     results,
     hasMore: Array.isArray(queries?.nextPage) && queries.nextPage.length > 0,
     totalEstimatedMatches: Number.isFinite(total) ? total : null,
   };
+}
+
+function toResult(item: Record<string, unknown>, nowMs: number): ProviderSearchResult | null {
+  if (typeof item.link !== 'string') return null;
+  const { date, snippet } = splitDatedSnippet(plainText(item.snippet), nowMs);
+  return { url: item.link, title: plainText(item.title), snippet, datePublished: metatagDate(item.pagemap) ?? date };
 }
 
 const DATE_METATAGS = ['article:published_time', 'og:article:published_time', 'datepublished', 'publishdate', 'pubdate', 'date', 'dc.date'];
@@ -197,7 +179,7 @@ const SNIPPET_DATE = /^(?:[A-Za-z]{3,9}\.? \d{1,2}, \d{4}|\d{1,2} [A-Za-z]{3,9}\
 /** Google starts many snippets with the page's date or age: "Jan 5, 2024 ... text", "3 days ago ... text". */
 function splitDatedSnippet(snippet: string | null, nowMs: number): { date: string | null; snippet: string | null } {
   const match = snippet ? /^(.{3,24}?)\s*(?:\.\.\.|…)\s*(.*)$/.exec(snippet) : null;
-  const date = match && SNIPPET_DATE.test(match[1]!) ? publishedDate(match[1], nowMs) : null;
+  const date = match && SNIPPET_DATE.test(match[1]!) ? shownDateToIsoUtc(match[1], nowMs) : null;
   return date ? { date, snippet: match![2] || null } : { date: null, snippet };
 }
 

@@ -10,10 +10,10 @@
  * `X-Respond-With: no-content` (no page fetching: cheaper and faster); text mode lets Jina read
  * every result page and returns its text. No date filter exists.
  */
+import { shownDateToIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../errors.js';
-import { callJson } from '../http.js';
-import { bearer, endpoint, expectArray, objectsOf, optionalString, secretsOf } from '../shared.js';
-import { createJinaContent, jinaClassify, jinaEnvelopeFailure, jinaError, readerHeaders } from '../content/jina.js';
+import { optionalString, readResults, searchCapabilities, secretsOf } from '../shared.js';
+import { createJinaContent, jinaClient, jinaEnvelopeFailure, jinaError, readerHeaders } from '../content/jina.js';
 import { createJinaRerank } from '../rerank/jina.js';
 import { scoreScaleSchema, type ScoreScale } from '../rerank/scores.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
@@ -81,40 +81,20 @@ function hlOf(tag: string): string {
   return lower.split('-')[0]!;
 }
 
-const RELATIVE_DATE = /^(\d+)\s+(minute|hour|day|week|month|year)s?\s+ago$/i;
-const UNIT_MS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000, month: 2_592_000_000, year: 31_536_000_000 };
-
-/** Google's SERP dates are absolute ("Oct 17, 2025") or relative ("3 days ago"); relative ones are read on the gateway's clock. */
-function serpDate(value: unknown, nowMs: number): string | null {
-  const text = optionalString(value);
-  const relative = text ? RELATIVE_DATE.exec(text.trim()) : null;
-  if (!relative) return text;
-  return new Date(nowMs - Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]!).toISOString();
-}
-
 export function createJinaSearch(name: string, options: JinaOptions): SearchProvider {
   const secrets = secretsOf(options);
+  const jina = jinaClient(name, options, options.searchBaseUrl);
   return {
     name,
-    capabilities: {
-      maxPageSize: MAX_PAGE_SIZE,
-      pagination: true,
-      freshness: 'none',
-      includeDomains: true,
-      excludeDomains: true,
-      text: true,
-      language: true,
-    },
+    capabilities: searchCapabilities({ maxPageSize: MAX_PAGE_SIZE, pagination: true, includeDomains: true, excludeDomains: true, text: true, language: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const language = call.language ?? options.language;
       const query = [call.query, ...call.excludeDomains.map((domain) => `-site:${domain}`)].join(' ');
       let reply: unknown;
       try {
-        reply = await callJson({
-          provider: name,
-          url: endpoint(options.searchBaseUrl, '/'),
+        // Any JSON value: a reply that is not an envelope object is garbage for having no data array.
+        reply = await jina.json('/', {
           headers: {
-            ...bearer(options.apiKey),
             ...(call.text ? readerHeaders(options) : { 'x-respond-with': 'no-content' }),
             ...(call.includeDomains.length ? { 'x-site': call.includeDomains.join(', ') } : {}),
           },
@@ -125,10 +105,7 @@ export function createJinaSearch(name: string, options: JinaOptions): SearchProv
             ...(language ? { hl: hlOf(language) } : {}),
             ...(options.country ? { gl: options.country.toLowerCase() } : {}),
           },
-          timeoutMs: options.timeoutMs,
           signal: call.signal,
-          secrets,
-          classify: jinaClassify,
         });
       } catch (error) {
         // The search host answers a query without hits with 422 "No search results available".
@@ -138,21 +115,21 @@ export function createJinaSearch(name: string, options: JinaOptions): SearchProv
       const envelope = reply as Record<string, unknown> | null;
       const failure = jinaEnvelopeFailure(envelope);
       if (failure) throw jinaError(name, failure, secrets);
-      const items = objectsOf(expectArray(name, envelope?.data, 'data'));
-      const results: ProviderSearchResult[] = [];
-      for (const item of items) {
-        const resultUrl = optionalString(item.url);
-        if (!resultUrl) continue;
-        results.push({
-          url: resultUrl,
-          title: optionalString(item.title),
-          snippet: optionalString(item.description),
-          text: call.text ? optionalString(item.text) ?? optionalString(item.content) : null,
-          datePublished: optionalString(item.publishedTime) ?? serpDate(item.date, call.nowMs),
-        });
-      }
-      return { results };
+      return { results: readResults(name, envelope?.data, 'data', (item) => toResult(item, call)) };
     },
+  };
+}
+
+function toResult(item: Record<string, unknown>, call: SearchCall): ProviderSearchResult | null {
+  const url = optionalString(item.url);
+  if (!url) return null;
+  return {
+    url,
+    title: optionalString(item.title),
+    snippet: optionalString(item.description),
+    text: call.text ? optionalString(item.text) ?? optionalString(item.content) : null,
+    // Google's SERP dates as shown: absolute ("Oct 17, 2025") or an age ("3 days ago").
+    datePublished: optionalString(item.publishedTime) ?? shownDateToIsoUtc(item.date, call.nowMs),
   };
 }
 

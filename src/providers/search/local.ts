@@ -4,6 +4,7 @@
  */
 import { freshnessWindow } from '../../api/freshness.js';
 import { DEFAULT_INDEX_DIRECTORY, sharedIndex } from '../../local/shared.js';
+import { searchCapabilities } from '../shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface LocalOptions {
@@ -32,14 +33,7 @@ export const localOptionsSchema = {
 export function createLocalSearch(name: string, options: LocalOptions, now: () => number = Date.now): SearchProvider {
   return {
     name,
-    capabilities: {
-      maxPageSize: 50,
-      pagination: true,
-      freshness: 'all',
-      includeDomains: true,
-      excludeDomains: true,
-      text: true,
-    },
+    capabilities: searchCapabilities({ maxPageSize: 50, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const index = await sharedIndex(options.directory);
       const { hits, total } = await index.search({

@@ -9,10 +9,8 @@
  * keeps it in a header, and it is kept out of errors all the same.
  */
 import type { UpstreamFailureKind } from '../errors.js';
-import { callJson } from '../http.js';
-import { endpoint, expectArray, expectObject, objectsOf, optionalNumber, optionalString, providerOptionsSchema, withQuery } from '../shared.js';
-import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
-import { languageSubtags } from './searxng.js';
+import { languageSubtags, optionalNumber, providerOptionsSchema, readResults, searchCapabilities, stringFields, vendorClient } from '../shared.js';
+import type { ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface MarginaliaOptions {
   /** Default https://api2.marginalia-search.com; a self-hosted api-service answers the same under {host}/api/v2. */
@@ -67,20 +65,14 @@ function classifyMarginalia(status: number, raw: string): UpstreamFailureKind | 
 export function createMarginaliaSearch(name: string, options: MarginaliaOptions): SearchProvider {
   // The shared key is published in Marginalia's docs; hiding it would only garble messages that say "public".
   const secrets = options.apiKey && options.apiKey !== SHARED_KEY ? [options.apiKey] : [];
+  const marginalia = vendorClient(name, options, { auth: (apiKey) => ({ 'api-key': apiKey }), classify: classifyMarginalia, secrets });
   return {
     name,
-    capabilities: {
-      maxPageSize: MAX_COUNT,
-      pagination: true,
-      // Results carry no date; the year>NNNN query term filters on a guessed year only.
-      freshness: 'none',
-      includeDomains: true,
-      excludeDomains: true,
-      text: false,
-      language: false,
-    },
+    // No freshness: results carry no date, and the year>NNNN query term filters on a guessed year only.
+    // No language: see the language option.
+    capabilities: searchCapabilities({ maxPageSize: MAX_COUNT, pagination: true, includeDomains: true, excludeDomains: true }),
     async search(call: SearchCall): Promise<SearchPage> {
-      const url = withQuery(endpoint(options.baseUrl, '/search'), {
+      const query = {
         query: withSiteTerms(call.query, call.includeDomains, call.excludeDomains),
         count: Math.min(call.count, MAX_COUNT),
         // 1-indexed (API docs: "Select results page").
@@ -89,33 +81,21 @@ export function createMarginaliaSearch(name: string, options: MarginaliaOptions)
         dc: options.resultsPerDomain,
         filter: options.filter,
         nsfw: options.nsfw,
-      });
-      const body = await callJson({
-        provider: name,
-        url,
-        headers: { 'api-key': options.apiKey },
-        timeoutMs: options.timeoutMs,
-        signal: call.signal,
-        secrets,
-        classify: classifyMarginalia,
-      });
-      return readMarginaliaReply(name, body);
+      };
+      return readMarginaliaReply(name, await marginalia('/search', { query, signal: call.signal }));
     },
   };
 }
 
-function readMarginaliaReply(name: string, body: unknown): SearchPage {
-  const reply = expectObject(name, body);
-  const results: ProviderSearchResult[] = [];
-  for (const item of objectsOf(expectArray(name, reply.results, 'results'))) {
-    if (typeof item.url !== 'string') continue;
-    results.push({ url: item.url, title: optionalString(item.title), snippet: optionalString(item.description) });
-  }
+function readMarginaliaReply(name: string, reply: Record<string, unknown>): SearchPage {
+  const results = readResults(name, reply.results, 'results', toResult);
   // Newer replies say which page this is of how many; without them a short page marks the end.
   const page = optionalNumber(reply.page);
   const pages = optionalNumber(reply.pages);
   return page !== null && pages !== null ? { results, hasMore: page < pages } : { results };
 }
+
+const toResult = stringFields({ title: 'title', snippet: 'description' });
 
 export const marginaliaOptionsSchema = providerOptionsSchema('marginalia', {
   defaultBaseUrl: 'https://api2.marginalia-search.com',

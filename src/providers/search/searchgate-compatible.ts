@@ -4,9 +4,9 @@
  * `data.webPages.value` envelope.
  */
 import { UpstreamError } from '../errors.js';
-import { callJson, redact } from '../http.js';
-import { bearer, endpoint, optionalString, secretsOf } from '../shared.js';
-import type { ProviderSearchResult, SearchCall, SearchPage, SearchProvider } from '../types.js';
+import { redact } from '../http.js';
+import { bearer, optionalNumber, readResults, searchCapabilities, secretsOf, stringFields, vendorClient } from '../shared.js';
+import type { SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface SearchgateCompatibleOptions {
   baseUrl: string;
@@ -56,21 +56,16 @@ export function checkEnvelope(provider: string, body: unknown, secrets: readonly
 }
 
 export function createSearchgateCompatibleSearch(name: string, options: SearchgateCompatibleOptions): SearchProvider {
+  const upstream = vendorClient(name, options, { auth: bearer });
   return {
     name,
-    capabilities: {
+    capabilities: searchCapabilities({
       maxPageSize: options.maxPageSize,
-      pagination: false,
-      freshness: options.nativeFilters ? 'all' : 'none',
-      includeDomains: options.nativeFilters,
-      excludeDomains: options.nativeFilters,
       text: true,
-    },
+      ...(options.nativeFilters ? { freshness: 'all', includeDomains: true, excludeDomains: true } : {}),
+    }),
     async search(call: SearchCall): Promise<SearchPage> {
-      const body = await callJson({
-        provider: name,
-        url: endpoint(options.baseUrl, '/v1/web-search'),
-        headers: bearer(options.apiKey),
+      const reply = await upstream('/v1/web-search', {
         body: {
           query: call.query,
           count: call.count,
@@ -80,33 +75,24 @@ export function createSearchgateCompatibleSearch(name: string, options: Searchga
           ...(call.text ? { contents: { text: { max_characters: call.text.maxCharacters } } } : {}),
           ...(call.summary ? { summary: true } : {}),
         },
-        timeoutMs: options.timeoutMs,
         signal: call.signal,
-        secrets: secretsOf(options),
       });
-      const envelope = checkEnvelope(name, body, secretsOf(options));
+      const envelope = checkEnvelope(name, reply, secretsOf(options));
       const webPages = (envelope.data as { webPages?: { value?: unknown; totalEstimatedMatches?: unknown; someResultsRemoved?: unknown } } | undefined)?.webPages;
-      if (!webPages || !Array.isArray(webPages.value)) {
-        throw new UpstreamError(name, 'garbage', 'reply has no data.webPages.value array');
-      }
-      const results: ProviderSearchResult[] = [];
-      for (const item of webPages.value as Array<Record<string, unknown>>) {
-        if (!item || typeof item.url !== 'string') continue;
-        results.push({
-          url: item.url,
-          title: optionalString(item.name),
-          snippet: optionalString(item.snippet),
-          text: optionalString(item.text),
-          summary: optionalString(item.summary),
-          datePublished: optionalString(item.datePublished),
-          dateLastCrawled: optionalString(item.dateLastCrawled),
-        });
-      }
       return {
-        results,
-        totalEstimatedMatches: typeof webPages.totalEstimatedMatches === 'number' ? webPages.totalEstimatedMatches : null,
-        someResultsRemoved: webPages.someResultsRemoved === true,
+        results: readResults(name, webPages?.value, 'data.webPages.value', toResult),
+        totalEstimatedMatches: optionalNumber(webPages?.totalEstimatedMatches),
+        someResultsRemoved: webPages?.someResultsRemoved === true,
       };
     },
   };
 }
+
+const toResult = stringFields({
+  title: 'name',
+  snippet: 'snippet',
+  text: 'text',
+  summary: 'summary',
+  datePublished: 'datePublished',
+  dateLastCrawled: 'dateLastCrawled',
+});

@@ -6,25 +6,24 @@
  * Two traps this adapter turns into failures an operator can act on: a fresh instance serves only
  * HTML and answers an API call with 403 (json missing from search.formats), and an instance whose
  * engines are all rate-limited or CAPTCHA-blocked answers 200 with no results.
- *
- * Also home of `languageSubtags`, which the marginalia and wikipedia adapters share.
  */
 import { PRESET_SPAN_MS, type Freshness, type FreshnessPreset } from '../../api/freshness.js';
 import { UpstreamError } from '../errors.js';
-import { callJson } from '../http.js';
 import {
   bearer,
-  endpoint,
   expectArray,
-  expectObject,
+  languageSubtags,
   objectsOf,
   optionalNumber,
-  optionalString,
   providerOptionsSchema,
-  withQuery,
+  readResults,
+  searchCapabilities,
+  secretsOf,
+  stringFields,
+  vendorClient,
   withSiteOperators,
 } from '../shared.js';
-import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
+import type { ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface SearxngOptions {
   /** The instance's root, e.g. http://searxng:8080. No default: public instances mostly refuse JSON. */
@@ -61,14 +60,6 @@ function timeRange(freshness: Freshness, nowMs: number): string | undefined {
   if (freshness.kind !== 'dates') return undefined;
   const covering = PRESETS_SHORTEST_FIRST.find((preset) => nowMs - PRESET_SPAN_MS[preset] <= freshness.fromMs);
   return covering ? TIME_RANGES[covering] : undefined;
-}
-
-/** A BCP 47 tag's language and region ("zh-Hant-TW" → zh, TW); null for what is not a language tag. */
-export function languageSubtags(tag: string | null | undefined): { language: string; region: string | null } | null {
-  const [primary, ...rest] = (tag ?? '').trim().split(/[-_]/);
-  if (!primary || !/^[a-z]{2,3}$/i.test(primary)) return null;
-  const region = rest.find((part) => /^[a-z]{2}$/i.test(part));
-  return { language: primary.toLowerCase(), region: region ? region.toUpperCase() : null };
 }
 
 /** SearXNG rejects (400) a language outside ^[a-z]{2,3}(-[a-zA-Z]{2})?$ but for its own all and auto. */
@@ -130,11 +121,12 @@ function explainRefusal(name: string, error: UpstreamError, behindProxy: boolean
 
 export function createSearxngSearch(name: string, options: SearxngOptions): SearchProvider {
   const extraHeaders = options.headers ?? {};
-  const secrets = [...(options.apiKey ? [options.apiKey] : []), ...Object.values(extraHeaders).filter(Boolean)];
+  const secrets = [...secretsOf(options), ...Object.values(extraHeaders).filter(Boolean)];
   const behindProxy = secrets.length > 0;
+  const searxng = vendorClient(name, options, { auth: bearer, headers: { 'user-agent': USER_AGENT, ...extraHeaders }, secrets });
   return {
     name,
-    capabilities: {
+    capabilities: searchCapabilities({
       maxPageSize: MAX_PAGE_SIZE,
       pagination: true,
       freshness: 'presets',
@@ -144,11 +136,10 @@ export function createSearxngSearch(name: string, options: SearxngOptions): Sear
       // re-check, which always runs, removes.
       includeDomains: true,
       excludeDomains: true,
-      text: false,
       language: true,
-    },
+    }),
     async search(call: SearchCall): Promise<SearchPage> {
-      const url = withQuery(endpoint(options.baseUrl, '/search'), {
+      const query = {
         q: withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
         format: 'json',
         pageno: call.page + 1,
@@ -158,45 +149,27 @@ export function createSearxngSearch(name: string, options: SearxngOptions): Sear
         time_range: timeRange(call.freshness, call.nowMs),
         language: searxngLanguage(call.language ?? options.language),
         safesearch: options.safesearch,
-      });
-      let body: unknown;
+      };
+      let reply: Record<string, unknown>;
       try {
-        body = await callJson({
-          provider: name,
-          url,
-          headers: { 'user-agent': USER_AGENT, ...bearer(options.apiKey), ...extraHeaders },
-          timeoutMs: options.timeoutMs,
-          signal: call.signal,
-          secrets,
-        });
+        reply = await searxng('/search', { query, signal: call.signal });
       } catch (error) {
         throw error instanceof UpstreamError ? explainRefusal(name, error, behindProxy) : error;
       }
-      return readSearxngReply(name, body, call.page);
+      return readSearxngReply(name, reply, call.page);
     },
   };
 }
 
-function readSearxngReply(name: string, body: unknown, page: number): SearchPage {
-  const reply = expectObject(name, body);
-  const items = objectsOf(expectArray(name, reply.results, 'results'));
-  if (items.length === 0) {
+function readSearxngReply(name: string, reply: Record<string, unknown>, page: number): SearchPage {
+  const items = expectArray(name, reply.results, 'results');
+  if (objectsOf(items).length === 0) {
     const failed = unresponsiveEngines(reply);
     // On a later page the first pages already answered; an empty one there is the end of the results.
     if (failed.length > 0 && page === 0) throw blindSearch(name, failed);
     return { results: [], hasMore: false };
   }
-  const results: ProviderSearchResult[] = [];
-  for (const item of items) {
-    if (typeof item.url !== 'string') continue;
-    results.push({
-      url: item.url,
-      title: optionalString(item.title),
-      snippet: optionalString(item.content),
-      // isoformat() of a naive datetime, or null when the engine gave none.
-      datePublished: optionalString(item.publishedDate),
-    });
-  }
+  const results = readResults(name, items, 'results', toResult);
   const total = optionalNumber(reply.number_of_results);
   return {
     results,
@@ -207,6 +180,14 @@ function readSearxngReply(name: string, body: unknown, page: number): SearchPage
     totalEstimatedMatches: total && total > 0 ? total : null,
   };
 }
+
+const toResult = stringFields({
+  title: 'title',
+  // Plain text: SearXNG escapes it only for its own HTML pages (searx/webapp.py), never for JSON.
+  snippet: 'content',
+  // isoformat() of a naive datetime, or null when the engine gave none.
+  datePublished: 'publishedDate',
+});
 
 export const searxngOptionsSchema = providerOptionsSchema('searxng', {
   apiKey: 'optional',

@@ -5,11 +5,10 @@
  * domain filters are site: operators and dates are Google's `tbs` values.
  */
 import type { Freshness } from '../../api/freshness.js';
+import { shownDateToIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../errors.js';
-import { callJson } from '../http.js';
-import { endpoint, expectArray, expectObject, objectsOf, providerOptionsSchema, secretsOf, withSiteOperators } from '../shared.js';
+import { plainText, providerOptionsSchema, readResults, searchCapabilities, vendorClient, withSiteOperators } from '../shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
-import { plainText, publishedDate } from './brave.js';
 import { googleLanguage } from './google.js';
 
 export interface SerperOptions {
@@ -49,23 +48,20 @@ function classifySerper(status: number, raw: string) {
 }
 
 export function createSerperSearch(name: string, options: SerperOptions): SearchProvider {
+  const serper = vendorClient(name, options, { auth: (apiKey) => ({ 'x-api-key': apiKey }), classify: classifySerper });
   return {
     name,
-    capabilities: {
+    capabilities: searchCapabilities({
       maxPageSize: options.maxPageSize,
       pagination: true,
       freshness: 'all',
       includeDomains: true,
       excludeDomains: true,
-      text: false,
       language: true,
-    },
+    }),
     async search(call: SearchCall): Promise<SearchPage> {
       const hl = googleLanguage(call.language ?? options.language)?.hl.toLowerCase();
-      const body = await callJson({
-        provider: name,
-        url: endpoint(options.baseUrl, '/search'),
-        headers: { 'x-api-key': options.apiKey },
+      const reply = await serper('/search', {
         body: {
           q: withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
           num: call.count,
@@ -75,35 +71,31 @@ export function createSerperSearch(name: string, options: SerperOptions): Search
           ...(hl ? { hl } : {}),
           ...(serperTbs(call.freshness) ? { tbs: serperTbs(call.freshness) } : {}),
         },
-        timeoutMs: options.timeoutMs,
         signal: call.signal,
-        secrets: secretsOf(options),
-        classify: classifySerper,
       });
-      return readSerperReply(name, body, call.nowMs);
+      return readSerperReply(name, reply, call.nowMs);
     },
   };
 }
 
-function readSerperReply(name: string, body: unknown, nowMs: number): SearchPage {
-  const reply = expectObject(name, body);
+function readSerperReply(name: string, reply: Record<string, unknown>, nowMs: number): SearchPage {
   // A search that matched nothing still echoes its searchParameters; anything else without organic is not a reply.
   if (reply.organic === undefined) {
     if (reply.searchParameters && typeof reply.searchParameters === 'object') return { results: [] };
     throw new UpstreamError(name, 'garbage', 'reply has neither organic results nor searchParameters');
   }
-  const results: ProviderSearchResult[] = [];
-  for (const item of objectsOf(expectArray(name, reply.organic, 'organic'))) {
-    if (typeof item.link !== 'string') continue;
-    results.push({
-      url: item.link,
-      title: plainText(item.title),
-      snippet: plainText(item.snippet),
-      // Serper copies Google's date as shown: "Jan 5, 2024", or an age such as "3 days ago".
-      datePublished: publishedDate(item.date, nowMs),
-    });
-  }
-  return { results };
+  return { results: readResults(name, reply.organic, 'organic', (item) => toResult(item, nowMs)) };
+}
+
+function toResult(item: Record<string, unknown>, nowMs: number): ProviderSearchResult | null {
+  if (typeof item.link !== 'string') return null;
+  return {
+    url: item.link,
+    title: plainText(item.title),
+    snippet: plainText(item.snippet),
+    // Serper copies Google's date as shown: "Jan 5, 2024", or an age such as "3 days ago".
+    datePublished: shownDateToIsoUtc(item.date, nowMs),
+  };
 }
 
 export const serperProviderType: ProviderType = {

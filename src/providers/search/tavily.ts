@@ -10,10 +10,10 @@
  * https://help.tavily.com/articles/3347142954-best-practices (date filters), tavily-ai/tavily-js
  * src/search.ts and src/types.ts, tavily-ai/tavily-python tavily/tavily.py.
  */
-import { createTavilyContent, callTavily } from '../content/tavily.js';
+import { createTavilyContent, tavilyClient } from '../content/tavily.js';
 import type { FreshnessPreset } from '../../api/freshness.js';
-import { expectArray, objectsOf, optionalString, providerOptionsSchema } from '../shared.js';
-import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
+import { providerOptionsSchema, readResults, searchCapabilities, stringFields } from '../shared.js';
+import type { ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface TavilyOptions {
   baseUrl: string;
@@ -65,35 +65,16 @@ function searchBody(call: SearchCall, options: TavilyOptions): Record<string, un
   };
 }
 
-function toResult(item: Record<string, unknown>): ProviderSearchResult | null {
-  if (typeof item.url !== 'string') return null;
-  return {
-    url: item.url,
-    title: optionalString(item.title),
-    snippet: optionalString(item.content),
-    text: optionalString(item.raw_content),
-    datePublished: optionalString(item.published_date),
-  };
-}
+const toResult = stringFields({ title: 'title', snippet: 'content', text: 'raw_content', datePublished: 'published_date' });
 
 export function createTavilySearch(name: string, options: TavilyOptions): SearchProvider {
+  const tavily = tavilyClient(name, options);
   return {
     name,
-    capabilities: {
-      maxPageSize: MAX_RESULTS,
-      pagination: false,
-      freshness: 'all',
-      includeDomains: true,
-      excludeDomains: true,
-      text: true,
-      language: false,
-    },
+    capabilities: searchCapabilities({ maxPageSize: MAX_RESULTS, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
     async search(call: SearchCall): Promise<SearchPage> {
-      const reply = await callTavily(name, options, '/search', searchBody(call, options), call.signal);
-      const results = objectsOf(expectArray(name, reply.results, 'results'))
-        .map(toResult)
-        .filter((result): result is ProviderSearchResult => result !== null);
-      return { results };
+      const reply = await tavily('/search', { body: searchBody(call, options), signal: call.signal });
+      return { results: readResults(name, reply.results, 'results', toResult) };
     },
   };
 }

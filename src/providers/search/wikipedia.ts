@@ -9,10 +9,21 @@
  */
 import { isWithinSite } from '../../util/domains.js';
 import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
-import { callJson } from '../http.js';
-import { endpoint, expectArray, expectObject, objectsOf, optionalNumber, optionalString, providerOptionsSchema, withQuery } from '../shared.js';
+import {
+  endpoint,
+  expectArray,
+  expectObject,
+  languageSubtags,
+  objectsOf,
+  optionalNumber,
+  optionalString,
+  plainText,
+  providerOptionsSchema,
+  readResults,
+  searchCapabilities,
+  vendorClient,
+} from '../shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
-import { languageSubtags } from './searxng.js';
 
 export interface WikipediaOptions {
   /**
@@ -54,23 +65,6 @@ function articleUrl(root: string, articlePath: string, title: string): string {
   return endpoint(root, articlePath.replace('$1', encoded));
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
-
-/** A search snippet without its <span class="searchmatch"> highlighting and with its entities decoded. */
-function plainText(html: unknown): string | null {
-  if (typeof html !== 'string') return null;
-  const text = html
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, code: string) => {
-      if (code[0] !== '#') return ENTITIES[code.toLowerCase()] ?? entity;
-      const point = /^#x/i.test(code) ? parseInt(code.slice(2), 16) : Number(code.slice(1));
-      return point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : entity;
-    })
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text === '' ? null : text;
-}
-
 /**
  * MediaWiki reports failures in a 200 reply. `maxlag` comes with a Retry-After header of at least 5
  * seconds (Manual:Maxlag_parameter); callJson shows no headers of a 200, so the body's lag, with
@@ -89,8 +83,9 @@ function mediaWikiError(name: string, error: Record<string, unknown>): UpstreamE
   return new UpstreamError(name, kind, `MediaWiki error ${code}${info ? `: ${info.slice(0, 200)}` : ''}`, 200, retryAfterMs);
 }
 
-function checked(name: string, body: unknown): Record<string, unknown> {
-  const reply = expectObject(name, body);
+type WikiApi = (params: Record<string, string | number>) => Promise<Record<string, unknown>>;
+
+function checked(name: string, reply: Record<string, unknown>): Record<string, unknown> {
   if (reply.error !== undefined) throw mediaWikiError(name, expectObject(name, reply.error, 'error'));
   return reply;
 }
@@ -99,18 +94,17 @@ export function createWikipediaSearch(name: string, options: WikipediaOptions): 
   const perLanguage = options.baseUrl.includes('{language}');
   return {
     name,
-    capabilities: {
+    // No freshness: CirrusSearch has no date filter.
+    capabilities: searchCapabilities({
       maxPageSize: MAX_PAGE_SIZE,
       pagination: true,
-      // CirrusSearch has no date filter.
-      freshness: 'none',
       // Every result is on the wiki's own host, so a domain filter either keeps all or none of them:
       // decided here without asking the wiki.
       includeDomains: true,
       excludeDomains: true,
       text: true,
       language: perLanguage,
-    },
+    }),
     async search(call: SearchCall): Promise<SearchPage> {
       const root = options.baseUrl.replace('{language}', wikiLanguage(call.language, options.language));
       const host = new URL(root).hostname;
@@ -118,14 +112,9 @@ export function createWikipediaSearch(name: string, options: WikipediaOptions): 
       const outsideIncluded = call.includeDomains.length > 0 && !call.includeDomains.some((domain) => isWithinSite(host, domain));
       if (excluded || outsideIncluded) return { results: [], hasMore: false, totalEstimatedMatches: 0 };
 
-      const api = (params: Record<string, string | number>) =>
-        callJson({
-          provider: name,
-          url: withQuery(endpoint(root, options.apiPath), { action: 'query', format: 'json', formatversion: 2, ...params }),
-          headers: { 'user-agent': options.userAgent },
-          timeoutMs: options.timeoutMs,
-          signal: call.signal,
-        });
+      const wiki = vendorClient(name, { baseUrl: root, timeoutMs: options.timeoutMs }, { headers: { 'user-agent': options.userAgent } });
+      const api: WikiApi = (params) =>
+        wiki(options.apiPath, { query: { action: 'query', format: 'json', formatversion: 2, ...params }, signal: call.signal });
       const reply = checked(
         name,
         await api({
@@ -138,19 +127,20 @@ export function createWikipediaSearch(name: string, options: WikipediaOptions): 
         }),
       );
       const query = expectObject(name, reply.query, 'query');
-      const hits = objectsOf(expectArray(name, query.search, 'query.search'));
-      const results = hits
-        .filter((hit) => typeof hit.title === 'string')
-        .map((hit) => ({
-          url: articleUrl(root, options.articlePath, hit.title as string),
-          title: hit.title as string,
-          snippet: plainText(hit.snippet),
-          // The time of the page's latest revision: the date of the text a reader finds there, which is
-          // what a wiki page has instead of a publication date (its creation date describes a text
-          // long since rewritten).
-          datePublished: optionalString(hit.timestamp),
-          pageId: optionalNumber(hit.pageid),
-        }));
+      const results = readResults(name, query.search, 'query.search', (hit) =>
+        typeof hit.title === 'string'
+          ? {
+              url: articleUrl(root, options.articlePath, hit.title),
+              title: hit.title,
+              snippet: plainText(hit.snippet),
+              // The time of the page's latest revision: the date of the text a reader finds there, which
+              // is what a wiki page has instead of a publication date (its creation date describes a
+              // text long since rewritten).
+              datePublished: optionalString(hit.timestamp),
+              pageId: optionalNumber(hit.pageid),
+            }
+          : null,
+      );
       if (call.text) await fillExtracts(name, results, api, options.textConcurrency);
       const searchinfo = query.searchinfo as { totalhits?: unknown } | undefined;
       const next = (reply.continue as { sroffset?: unknown } | undefined)?.sroffset;
@@ -171,7 +161,7 @@ export function createWikipediaSearch(name: string, options: WikipediaOptions): 
 async function fillExtracts(
   name: string,
   results: Array<ProviderSearchResult & { pageId: number | null }>,
-  api: (params: Record<string, string | number>) => Promise<unknown>,
+  api: WikiApi,
   concurrency: number,
 ): Promise<void> {
   let next = 0;

@@ -1,36 +1,20 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectSearchOk, metricValue } from '../../helpers/faults.js';
-import { sendJson, startGateway, startUpstream } from '../../helpers/gateway.js';
-import { pagedSearchType } from '../../helpers/test-providers.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import { contentGateway } from '../../helpers/provider-gateways.js';
+import { expectContentFailure, upstreamCalls, type FailureCase } from '../../helpers/upstream-errors.js';
 import { EXA_DOCUMENTS, EXA_KEY, startFakeExa, type ExaFailure } from '../fakes/exa.js';
+import { pathOf } from '../fakes/vendor-fake.js';
 
 /** Search results with snippets only: two pages Exa knows, one it cannot crawl. */
 const PAGES = [
-  { url: EXA_DOCUMENTS[0]!.url, title: 'LLM overview', snippet: 'overview' },
-  { url: 'https://unknown.example/missing', title: 'Missing', snippet: 'not crawlable' },
-  { url: EXA_DOCUMENTS[2]!.url, title: 'Transformer', snippet: 'attention' },
+  { url: EXA_DOCUMENTS[0]!.url, name: 'LLM overview', snippet: 'overview' },
+  { url: 'https://unknown.example/missing', name: 'Missing', snippet: 'not crawlable' },
+  { url: EXA_DOCUMENTS[2]!.url, name: 'Transformer', snippet: 'attention' },
 ];
 
 async function setup(t: ExecutionContext, provider: Record<string, unknown> = {}) {
   const exa = await startFakeExa();
-  const search = await startUpstream((_request, res) => sendJson(res, 200, { items: PAGES }));
-  const gateway = await startGateway(
-    {
-      providers: {
-        snippets: { type: 'test-paged', baseUrl: search.url, maxPageSize: 10 },
-        'exa-pages': { type: 'exa', baseUrl: exa.url, apiKey: EXA_KEY, ...provider },
-      },
-      search: { chain: ['snippets'] },
-      content: { chain: ['exa-pages'], timeBudgetMs: 2_000 },
-      cache: { enabled: false },
-    },
-    { providerTypes: { 'test-paged': pagedSearchType } },
-  );
-  t.teardown(async () => {
-    await gateway.close();
-    await search.close();
-    await exa.close();
-  });
+  const gateway = await contentGateway(t, exa, 'exa-pages', { type: 'exa', baseUrl: exa.url, apiKey: EXA_KEY, ...provider }, PAGES);
   return { exa, gateway };
 }
 
@@ -44,7 +28,7 @@ test('text mode: page text from POST /contents {urls, text.maxCharacters}; an un
   t.is(exa.requests.length, 3, 'one /contents call per page');
   for (const request of exa.requests) {
     t.is(request.method, 'POST');
-    t.is(new URL(request.url, 'http://x').pathname, '/contents');
+    t.is(pathOf(request), '/contents');
     t.is(request.headers['x-api-key'], EXA_KEY);
   }
   t.deepEqual(
@@ -59,29 +43,26 @@ test('text mode: page text from POST /contents {urls, text.maxCharacters}; an un
   t.is(results[0].text, EXA_DOCUMENTS[0]!.text.slice(0, 60));
   t.false('text' in results[1], 'Exa reported CRAWL_NOT_FOUND for it in statuses');
   t.is(results[2].text, EXA_DOCUMENTS[2]!.text.slice(0, 60));
-  t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'exa-pages', operation: 'content', outcome: 'success' }), 3);
+  t.is(await upstreamCalls(gateway, 'exa-pages', 'content', 'success'), 3);
 });
 
-const FAILURES: Array<{ failure: ExaFailure | 'wrong_key'; outcome: string }> = [
-  { failure: 'wrong_key', outcome: 'auth' },
-  { failure: 'rate_limited', outcome: 'rate_limited' },
-  { failure: 'no_credits', outcome: 'quota' },
-  { failure: 'server_error', outcome: 'unavailable' },
-  { failure: 'malformed', outcome: 'garbage' },
-  { failure: 'wrong_shape', outcome: 'garbage' },
-  { failure: 'stall', outcome: 'timeout' },
+const WRONG_KEY = 'exa-wrong-key-0000';
+
+const FAILURES: Array<FailureCase<ExaFailure | 'wrong_key', { kind: string }>> = [
+  { failure: 'wrong_key', options: { apiKey: WRONG_KEY }, kind: 'auth' },
+  { failure: 'rate_limited', kind: 'rate_limited' },
+  { failure: 'no_credits', kind: 'quota' },
+  { failure: 'server_error', kind: 'unavailable' },
+  { failure: 'malformed', kind: 'garbage' },
+  { failure: 'wrong_shape', kind: 'garbage' },
+  { failure: 'stall', options: { timeoutMs: 150 }, kind: 'timeout' },
 ];
 
-for (const { failure, outcome } of FAILURES) {
-  test(`a ${failure} reply from /contents is read as ${outcome}: the page goes without text, the search still answers`, async (t) => {
-    const { exa, gateway } = await setup(t, { timeoutMs: 150, ...(failure === 'wrong_key' ? { apiKey: 'exa-wrong-key-0000' } : {}) });
-    if (failure !== 'wrong_key') exa.fail(failure);
-    const response = await gateway.post('/v1/web-search', textSearch);
-    const body = await expectSearchOk(t, response);
-    t.is(body.data.webPages.value.length, 3);
-    for (const result of body.data.webPages.value) t.false('text' in result);
-    t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'exa-pages', operation: 'content', outcome }), 3);
-    t.false(JSON.stringify(body).includes(EXA_KEY));
-    t.false(gateway.logLines.some((line) => line.includes(EXA_KEY)));
+for (const { failure, options, kind } of FAILURES) {
+  test(`a ${failure} reply from /contents is read as ${kind}: the page goes without text, the search still answers`, async (t) => {
+    const { exa, gateway } = await setup(t, options);
+    const fail = () => failure !== 'wrong_key' && exa.fail(failure);
+    const send = () => gateway.post('/v1/web-search', textSearch);
+    await expectContentFailure(t, { gateway, provider: 'exa-pages', secrets: [EXA_KEY, WRONG_KEY], requests: exa.requests, fail, send }, { kind, pages: 3 });
   });
 }

@@ -1,37 +1,21 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectSearchOk, metricValue } from '../../helpers/faults.js';
-import { searchEnvelope, sendJson, startGateway, startUpstream } from '../../helpers/gateway.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import type { RunningGateway } from '../../helpers/gateway.js';
+import { contentGateway } from '../../helpers/provider-gateways.js';
+import { expectContentFailure, upstreamCalls, type FailureCase } from '../../helpers/upstream-errors.js';
 import { FIRECRAWL_HOME, FIRECRAWL_KEY, startFakeFirecrawl, type FirecrawlFault } from '../fakes/firecrawl.js';
+import { pathOf } from '../fakes/vendor-fake.js';
 
 /** A snippet-only search upstream returning `urls`, Firecrawl as the content chain. */
 async function setup(t: ExecutionContext, urls: string[], provider: Record<string, unknown> = {}) {
   const firecrawl = await startFakeFirecrawl();
-  const search = await startUpstream((_request, res) =>
-    sendJson(res, 200, searchEnvelope(urls.map((url, i) => ({ name: `Result ${i}`, url, snippet: 'only a snippet' })))),
-  );
-  const entry = Object.fromEntries(
-    Object.entries({ type: 'firecrawl', baseUrl: firecrawl.url, apiKey: FIRECRAWL_KEY, ...provider }).filter(([, value]) => value !== undefined),
-  );
-  const gateway = await startGateway({
-    providers: { up: { type: 'searchgate-compatible', baseUrl: search.url }, fc: entry },
-    search: { chain: ['up'] },
-    content: { chain: ['fc'], timeBudgetMs: 3000 },
-    cache: { enabled: false },
-    retry: { retries: 0 },
-  });
-  t.teardown(async () => {
-    await gateway.close();
-    await search.close();
-    await firecrawl.close();
-  });
+  const gateway = await contentGateway(t, firecrawl, 'fc', { type: 'firecrawl', baseUrl: firecrawl.url, apiKey: FIRECRAWL_KEY, ...provider }, urls);
   return { firecrawl, gateway };
 }
 
-const contentCalls = (gateway: Parameters<typeof metricValue>[0], outcome: string) =>
-  metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'fc', operation: 'content', outcome });
+const contentCalls = (gateway: RunningGateway, outcome: string) => upstreamCalls(gateway, 'fc', 'content', outcome);
 
-const searchWithText = (gateway: Awaited<ReturnType<typeof setup>>['gateway'], count = 1) =>
-  gateway.post('/v1/web-search', { query: 'firecrawl', count, contents: { text: true } });
+const searchWithText = (gateway: RunningGateway, count = 1) => gateway.post('/v1/web-search', { query: 'firecrawl', count, contents: { text: true } });
 
 test('POST /v2/scrape for markdown of the main content; links and images become plain text', async (t) => {
   const { firecrawl, gateway } = await setup(t, [FIRECRAWL_HOME]);
@@ -48,7 +32,7 @@ test('POST /v2/scrape for markdown of the main content; links and images become 
   t.is(firecrawl.requests.length, 1);
   const request = firecrawl.requests[0]!;
   t.is(request.method, 'POST');
-  t.is(new URL(request.url, 'http://x').pathname, '/v2/scrape');
+  t.is(pathOf(request), '/v2/scrape');
   t.is(request.headers.authorization, `Bearer ${FIRECRAWL_KEY}`);
   t.deepEqual(request.body, { url: FIRECRAWL_HOME, formats: ['markdown'], onlyMainContent: true, timeout: 28_500 });
 });
@@ -88,32 +72,24 @@ test("a site error of Firecrawl's own proxy is Firecrawl's failure", async (t) =
   t.is(await contentCalls(gateway, 'unavailable'), 1);
 });
 
-const FAILURES: Array<{ failure: FirecrawlFault | 'wrong_key'; outcome: string }> = [
-  { failure: 'wrong_key', outcome: 'auth' },
-  { failure: 'rate_limited', outcome: 'rate_limited' },
-  { failure: 'quota', outcome: 'quota' },
-  { failure: 'concurrency_timeout', outcome: 'rate_limited' },
-  { failure: 'server_error', outcome: 'unavailable' },
-  { failure: 'malformed', outcome: 'garbage' },
-  { failure: 'wrong_shape', outcome: 'garbage' },
-  { failure: 'stall', outcome: 'timeout' },
+const WRONG_KEY = 'fc-wrong-key-0000000000';
+
+const FAILURES: Array<FailureCase<FirecrawlFault | 'wrong_key', { kind: string }>> = [
+  { failure: 'wrong_key', options: { apiKey: WRONG_KEY }, kind: 'auth' },
+  { failure: 'rate_limited', kind: 'rate_limited' },
+  { failure: 'quota', kind: 'quota' },
+  { failure: 'concurrency_timeout', kind: 'rate_limited' },
+  { failure: 'server_error', kind: 'unavailable' },
+  { failure: 'malformed', kind: 'garbage' },
+  { failure: 'wrong_shape', kind: 'garbage' },
+  { failure: 'stall', options: { timeoutMs: 150 }, kind: 'timeout' },
 ];
 
-for (const { failure, outcome } of FAILURES) {
-  test(`Firecrawl failure ${failure} is a provider failure (${outcome}); the search answers without that text`, async (t) => {
-    const { firecrawl, gateway } = await setup(t, [FIRECRAWL_HOME], {
-      // Only the stall needs a short timeout; a loaded machine may take longer than that to answer.
-      ...(failure === 'stall' ? { timeoutMs: 150 } : {}),
-      ...(failure === 'wrong_key' ? { apiKey: 'fc-wrong-key-0000000000' } : {}),
-    });
-    if (failure !== 'wrong_key') firecrawl.fail(failure);
-    const response = await searchWithText(gateway);
-    const text = await response.text();
-    t.is(response.status, 200, text);
-    t.false('text' in JSON.parse(text).data.webPages.value[0]);
-    t.is(await contentCalls(gateway, outcome), 1);
-    t.is(await contentCalls(gateway, 'success'), 0);
-    t.false(text.includes(FIRECRAWL_KEY));
-    t.false(gateway.logLines.some((line) => line.includes(FIRECRAWL_KEY)));
+for (const { failure, options, kind } of FAILURES) {
+  test(`Firecrawl failure ${failure} is a provider failure (${kind}); the search answers without that text`, async (t) => {
+    const { firecrawl, gateway } = await setup(t, [FIRECRAWL_HOME], options);
+    const fail = () => failure !== 'wrong_key' && firecrawl.fail(failure);
+    const send = () => searchWithText(gateway);
+    await expectContentFailure(t, { gateway, provider: 'fc', secrets: [FIRECRAWL_KEY, WRONG_KEY], requests: firecrawl.requests, fail, send }, { kind, pages: 1 });
   });
 }

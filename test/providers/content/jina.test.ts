@@ -1,7 +1,10 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectSearchOk, metricValue } from '../../helpers/faults.js';
-import { searchEnvelope, sendJson, startGateway, startUpstream } from '../../helpers/gateway.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import type { RunningGateway } from '../../helpers/gateway.js';
+import { contentGateway } from '../../helpers/provider-gateways.js';
+import { expectContentFailure, upstreamCalls, type FailureCase } from '../../helpers/upstream-errors.js';
 import { JINA_KEY, startFakeJina, type JinaFault, type ReaderPage } from '../fakes/jina.js';
+import { pathOf } from '../fakes/vendor-fake.js';
 
 const ARTICLE = 'https://site.example/article';
 
@@ -23,29 +26,11 @@ const PAGES: Record<string, ReaderPage> = {
 /** A snippet-only search upstream returning `urls`, a Jina Reader as the content chain. */
 async function setup(t: ExecutionContext, urls: string[], provider: Record<string, unknown> = {}) {
   const jina = await startFakeJina({ pages: PAGES });
-  const search = await startUpstream((_request, res) =>
-    sendJson(res, 200, searchEnvelope(urls.map((url, i) => ({ name: `Result ${i}`, url, snippet: 'only a snippet' })))),
-  );
-  const entry = Object.fromEntries(
-    Object.entries({ type: 'jina', readerBaseUrl: jina.readerBaseUrl, apiKey: JINA_KEY, ...provider }).filter(([, value]) => value !== undefined),
-  );
-  const gateway = await startGateway({
-    providers: { up: { type: 'searchgate-compatible', baseUrl: search.url }, reader: entry },
-    search: { chain: ['up'] },
-    content: { chain: ['reader'], timeBudgetMs: 3000 },
-    cache: { enabled: false },
-    retry: { retries: 0 },
-  });
-  t.teardown(async () => {
-    await gateway.close();
-    await search.close();
-    await jina.close();
-  });
+  const gateway = await contentGateway(t, jina, 'reader', { type: 'jina', readerBaseUrl: jina.readerBaseUrl, apiKey: JINA_KEY, ...provider }, urls);
   return { jina, gateway };
 }
 
-const contentCalls = (gateway: Parameters<typeof metricValue>[0], outcome: string) =>
-  metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'reader', operation: 'content', outcome });
+const contentCalls = (gateway: RunningGateway, outcome: string) => upstreamCalls(gateway, 'reader', 'content', outcome);
 
 test('text mode fills page text from the Reader: POST r.jina.ai/ {url}, main content with links reduced to their text', async (t) => {
   const { jina, gateway } = await setup(t, [ARTICLE]);
@@ -57,7 +42,7 @@ test('text mode fills page text from the Reader: POST r.jina.ai/ {url}, main con
   t.is(jina.requests.length, 1);
   const request = jina.requests[0]!;
   t.is(request.method, 'POST');
-  t.is(new URL(request.url, 'http://x').pathname, '/r/');
+  t.is(pathOf(request), '/r/');
   t.deepEqual(request.body, { url: ARTICLE });
   t.is(request.headers.authorization, `Bearer ${JINA_KEY}`);
   t.is(request.headers.accept, 'application/json');
@@ -86,33 +71,24 @@ test('pages the Reader cannot read (422, 451, a target 404, unknown) get no text
   t.is(await contentCalls(gateway, 'success'), 5);
 });
 
-const FAILURES: Array<{ failure: JinaFault | 'wrong_key'; outcome: string }> = [
-  { failure: 'wrong_key', outcome: 'auth' },
-  { failure: 'rate_limited', outcome: 'rate_limited' },
-  { failure: 'quota', outcome: 'quota' },
-  { failure: 'quota_in_200', outcome: 'quota' },
-  { failure: 'server_error', outcome: 'unavailable' },
-  { failure: 'malformed', outcome: 'garbage' },
-  { failure: 'wrong_shape', outcome: 'garbage' },
-  { failure: 'stall', outcome: 'timeout' },
+const WRONG_KEY = 'jina_wrong_key_000000';
+
+const FAILURES: Array<FailureCase<JinaFault | 'wrong_key', { kind: string }>> = [
+  { failure: 'wrong_key', options: { apiKey: WRONG_KEY }, kind: 'auth' },
+  { failure: 'rate_limited', kind: 'rate_limited' },
+  { failure: 'quota', kind: 'quota' },
+  { failure: 'quota_in_200', kind: 'quota' },
+  { failure: 'server_error', kind: 'unavailable' },
+  { failure: 'malformed', kind: 'garbage' },
+  { failure: 'wrong_shape', kind: 'garbage' },
+  { failure: 'stall', options: { timeoutMs: 150 }, kind: 'timeout' },
 ];
 
-for (const { failure, outcome } of FAILURES) {
-  test(`Reader failure ${failure} is a provider failure (${outcome}); the search answers without that text`, async (t) => {
-    const overrides = {
-      // Only the stall needs a short timeout: a loaded machine may take longer than that to answer.
-      ...(failure === 'stall' ? { timeoutMs: 150 } : {}),
-      ...(failure === 'wrong_key' ? { apiKey: 'jina_wrong_key_000000' } : {}),
-    };
-    const { jina, gateway } = await setup(t, [ARTICLE], overrides);
-    if (failure !== 'wrong_key') jina.fail(failure);
-    const response = await gateway.post('/v1/web-search', { query: 'page text', contents: { text: true } });
-    const text = await response.text();
-    t.is(response.status, 200, text);
-    t.false('text' in JSON.parse(text).data.webPages.value[0]);
-    t.is(await contentCalls(gateway, outcome), 1);
-    t.is(await contentCalls(gateway, 'success'), 0);
-    t.false(text.includes(JINA_KEY));
-    t.false(gateway.logLines.some((line) => line.includes(JINA_KEY)));
+for (const { failure, options, kind } of FAILURES) {
+  test(`Reader failure ${failure} is a provider failure (${kind}); the search answers without that text`, async (t) => {
+    const { jina, gateway } = await setup(t, [ARTICLE], options);
+    const fail = () => failure !== 'wrong_key' && jina.fail(failure);
+    const send = () => gateway.post('/v1/web-search', { query: 'page text', contents: { text: true } });
+    await expectContentFailure(t, { gateway, provider: 'reader', secrets: [JINA_KEY, WRONG_KEY], requests: jina.requests, fail, send }, { kind, pages: 1 });
   });
 }

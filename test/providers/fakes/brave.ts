@@ -18,7 +18,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { rawReply, stall } from '../../helpers/faults.js';
-import { sendJson, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import { sendJson } from '../../helpers/gateway.js';
+import { DAY_MS, hostOf, paramsOf, pathOf, startVendorFake, withinSite } from './vendor-fake.js';
 
 export const BRAVE_KEY = 'BSAf4jzyvMArBuKsqwq8mtlzTESTKEY';
 
@@ -59,7 +60,6 @@ export const BRAVE_DOCUMENTS: BraveDocument[] = [
 
 export type BraveFailure = 'rate_limited' | 'quota' | 'server_error' | 'malformed' | 'stall';
 
-const DAY_MS = 86_400_000;
 const FRESHNESS_DAYS: Record<string, number> = { pd: 1, pw: 7, pm: 31, py: 365 };
 const RATE_HEADERS = {
   'x-ratelimit-limit': '1, 2000',
@@ -74,9 +74,6 @@ function braveError(res: ServerResponse, status: number, code: string, detail: s
 
 const validation = (res: ServerResponse, loc: string[], msg: string) =>
   braveError(res, 422, 'VALIDATION', 'Unable to validate request parameter(s)', { errors: [{ type: 'value_error', loc, msg }] });
-
-const hostOf = (url: string) => new URL(url).hostname;
-const withinSite = (url: string, site: string) => hostOf(url) === site || hostOf(url).endsWith(`.${site}`);
 
 function dateOf(document: BraveDocument, nowMs: number): number | null {
   if (document.page_age) return Date.parse(`${document.page_age}Z`);
@@ -136,37 +133,28 @@ function searchReply(params: URLSearchParams, corpus: readonly BraveDocument[], 
 export async function startFakeBrave(options: { corpus?: readonly BraveDocument[]; now?: () => number; retryAfterSeconds?: number } = {}) {
   const corpus = options.corpus ?? BRAVE_DOCUMENTS;
   const now = options.now ?? Date.now;
-  let failure: BraveFailure | null = null;
-  const upstream = await startUpstream((request: RecordedRequest, res, req) => {
-    const url = new URL(request.url, 'http://fake');
-    if (request.method !== 'GET' || url.pathname !== '/res/v1/web/search') return braveError(res, 404, 'NOT_FOUND', 'Not found', {});
-    const token = request.headers['x-subscription-token'];
-    if (!token) return validation(res, ['header', 'x-subscription-token'], 'field required');
-    if (token !== BRAVE_KEY) return braveError(res, 422, 'SUBSCRIPTION_TOKEN_INVALID', 'The provided subscription token is invalid.', { component: 'authentication' });
-    const retryAfter: Record<string, string> = options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) };
-    switch (failure) {
-      case 'rate_limited':
-        return braveError(res, 429, 'RATE_LIMITED', 'Request rate limit exceeded for plan.', { plan: 'Free', rate_limit: 1, rate_current: 1, quota_limit: 2000, quota_current: 15, component: 'rate_limiter' }, { ...RATE_HEADERS, ...retryAfter });
-      case 'quota':
-        return braveError(res, 429, 'QUOTA_LIMITED', 'Request quota limit exceeded for plan.', { plan: 'Free', rate_limit: 1, rate_current: 0, quota_limit: 2000, quota_current: 2000, component: 'rate_limiter' }, { ...RATE_HEADERS, 'x-ratelimit-remaining': '1, 0' });
-      case 'server_error':
-        return rawReply(500, 'Internal Server Error')(request, res, req);
-      case 'malformed':
-        return rawReply(200, '{"type": "search", "web": {"results": [', 'application/json')(request, res, req);
-      case 'stall':
-        return stall()(request, res, req);
-    }
-    return searchReply(url.searchParams, corpus, now(), res);
-  });
-  return {
-    ...upstream,
-    /** The query parameters of the n-th request. */
-    params: (n: number) => new URL(upstream.requests[n]!.url, 'http://fake').searchParams,
-    /** From now on every authenticated request gets this documented failure (null: answer normally). */
-    fail(next: BraveFailure | null) {
-      failure = next;
+  const retryAfter: Record<string, string> = options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) };
+  return startVendorFake<BraveFailure>({
+    refuse: (request) => {
+      if (request.method !== 'GET' || pathOf(request) !== '/res/v1/web/search') return (_request, res) => braveError(res, 404, 'NOT_FOUND', 'Not found', {});
+      const token = request.headers['x-subscription-token'];
+      if (!token) return (_request, res) => validation(res, ['header', 'x-subscription-token'], 'field required');
+      if (token !== BRAVE_KEY) {
+        return (_request, res) => braveError(res, 422, 'SUBSCRIPTION_TOKEN_INVALID', 'The provided subscription token is invalid.', { component: 'authentication' });
+      }
+      return undefined;
     },
-  };
+    failures: {
+      rate_limited: (_request, res) =>
+        braveError(res, 429, 'RATE_LIMITED', 'Request rate limit exceeded for plan.', { plan: 'Free', rate_limit: 1, rate_current: 1, quota_limit: 2000, quota_current: 15, component: 'rate_limiter' }, { ...RATE_HEADERS, ...retryAfter }),
+      quota: (_request, res) =>
+        braveError(res, 429, 'QUOTA_LIMITED', 'Request quota limit exceeded for plan.', { plan: 'Free', rate_limit: 1, rate_current: 0, quota_limit: 2000, quota_current: 2000, component: 'rate_limiter' }, { ...RATE_HEADERS, 'x-ratelimit-remaining': '1, 0' }),
+      server_error: rawReply(500, 'Internal Server Error'),
+      malformed: rawReply(200, '{"type": "search", "web": {"results": [', 'application/json'),
+      stall: stall(),
+    },
+    answer: (request, res) => searchReply(paramsOf(request), corpus, now(), res),
+  });
 }
 
 export type FakeBrave = Awaited<ReturnType<typeof startFakeBrave>>;

@@ -21,7 +21,8 @@
 import { randomUUID } from 'node:crypto';
 import { reply } from '../../helpers/faults.js';
 import { sendJson } from '../../helpers/gateway.js';
-import { fakeLogit, fakeProbability, startRerankFake, type RerankFake } from './cohere.js';
+import { fakeLogit, fakeProbability } from './cohere.js';
+import { startRerankFake, type RerankFake } from './vendor-fake.js';
 
 export const VLLM_EXAMPLE = {
   model: 'BAAI/bge-reranker-base',

@@ -1,6 +1,6 @@
 /**
- * A fake of Cohere's Rerank API v2, plus the kit the other rerank fakes and tests share (a scoring
- * "model", the fault queue, a gateway wired to one rerank provider).
+ * A fake of Cohere's Rerank API v2, plus the kit the other rerank fakes share (the key they expect,
+ * a scoring "model").
  *
  * Sources:
  * - https://docs.cohere.com/reference/rerank (v2): POST /v2/rerank, Bearer auth, body {model, query,
@@ -12,11 +12,10 @@
  * - https://docs.cohere.com/docs/rate-limits: trial keys, 10 rerank calls/minute, 1,000 calls/month.
  * - cohere-ai/cohere-python src/cohere/v2/raw_client.py: rerank statuses 400…504, 498, 499.
  */
-import type { ExecutionContext } from 'ava';
-import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { reply, type Fault } from '../../helpers/faults.js';
-import { sendJson, startGateway, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import { reply } from '../../helpers/faults.js';
+import { sendJson } from '../../helpers/gateway.js';
+import { startRerankFake, type RerankFake } from './vendor-fake.js';
 
 // ---- the shared kit ---------------------------------------------------------------------------
 
@@ -36,56 +35,6 @@ export function termShare(query: string, document: string): number {
 /** The fakes' one-label cross-encoder: a raw logit, and the probability its sigmoid activation gives. */
 export const fakeLogit = (query: string, document: string) => 10 * termShare(query, document) - 5;
 export const fakeProbability = (query: string, document: string) => 1 / (1 + Math.exp(-fakeLogit(query, document)));
-
-export interface RerankFake {
-  url: string;
-  requests: RecordedRequest[];
-  close(): Promise<void>;
-  /** Answers the next requests with these faults, in order, before normal replies resume. */
-  failNext(...faults: Fault[]): void;
-}
-
-/** A vendor fake: requests to other routes get `notFound`, unauthorised ones `refuse`'s answer, then queued faults, then `answer`. */
-export async function startRerankFake(spec: {
-  paths: readonly string[];
-  notFound: Fault;
-  refuse(request: RecordedRequest): Fault | undefined;
-  answer(request: RecordedRequest, res: ServerResponse): void;
-}): Promise<RerankFake> {
-  const faults: Fault[] = [];
-  const upstream = await startUpstream((request, res, req) => {
-    if (request.method !== 'POST' || !spec.paths.includes(new URL(request.url, 'http://fake').pathname)) return spec.notFound(request, res, req);
-    const refusal = spec.refuse(request);
-    if (refusal) return refusal(request, res, req);
-    const fault = faults.shift();
-    if (fault) return fault(request, res, req);
-    spec.answer(request, res);
-  });
-  return { ...upstream, failNext: (...more) => void faults.push(...more) };
-}
-
-/** A real gateway whose default rerank model is served by `provider` alone; closed after the test. */
-export async function rerankGateway(t: ExecutionContext, provider: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const gateway = await startGateway({
-    providers: { up: provider },
-    rerank: { models: { 'service-reranker-v1': { chain: ['up'] } } },
-    retry: { retries: 0 },
-    cache: { enabled: false },
-    ...extra,
-  });
-  t.teardown(() => gateway.close());
-  return {
-    gateway,
-    rerank: (body: Record<string, unknown>) => gateway.post('/v1/rerank', { model: 'service-reranker-v1', ...body }),
-  };
-}
-
-/** The ranking a client gets: index and score, best first. */
-export async function ranking(response: Response): Promise<Array<{ index: number; score: number }>> {
-  const body = (await response.json()) as { results?: Array<{ index: number; relevance_score: number }>; message?: string };
-  if (!body.results) throw new Error(`not a rerank response (HTTP ${response.status}): ${body.message}`);
-  return body.results.map((result) => ({ index: result.index, score: result.relevance_score }));
-}
 
 // ---- Cohere -----------------------------------------------------------------------------------
 

@@ -16,7 +16,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { rawReply, stall } from '../../helpers/faults.js';
-import { sendJson, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import { sendJson } from '../../helpers/gateway.js';
+import { pathOf, startVendorFake, withinSite } from './vendor-fake.js';
 
 export const EXA_KEY = 'exa-0123456789abcdef-test-key';
 
@@ -86,9 +87,6 @@ function exaError(res: ServerResponse, status: number, error: string, tag: strin
   sendJson(res, status, { requestId: requestId(), error, tag }, headers);
 }
 
-const hostOf = (url: string) => new URL(url).hostname;
-const withinDomain = (url: string, domain: string) => hostOf(url) === domain || hostOf(url).endsWith(`.${domain}`);
-
 function searchReply(body: any, corpus: readonly ExaDocument[], res: ServerResponse) {
   if (typeof body?.query !== 'string' || body.query.trim() === '') {
     return exaError(res, 400, 'query is required', 'INVALID_REQUEST_BODY');
@@ -102,8 +100,8 @@ function searchReply(body: any, corpus: readonly ExaDocument[], res: ServerRespo
   const start = body.startPublishedDate ? Date.parse(body.startPublishedDate) : null;
   const end = body.endPublishedDate ? Date.parse(body.endPublishedDate) : null;
   const matching = corpus.filter((document) => {
-    if (include.length && !include.some((domain) => withinDomain(document.url, domain))) return false;
-    if (exclude.some((domain) => withinDomain(document.url, domain))) return false;
+    if (include.length && !include.some((domain) => withinSite(document.url, domain))) return false;
+    if (exclude.some((domain) => withinSite(document.url, domain))) return false;
     // Exa's hard date filters drop undated pages.
     if (start !== null || end !== null) {
       if (!document.publishedDate) return false;
@@ -155,36 +153,26 @@ function contentsReply(body: any, corpus: readonly ExaDocument[], res: ServerRes
 
 export async function startFakeExa(options: { corpus?: readonly ExaDocument[]; retryAfterSeconds?: number } = {}) {
   const corpus = options.corpus ?? EXA_DOCUMENTS;
-  let failure: ExaFailure | null = null;
-  const upstream = await startUpstream((request: RecordedRequest, res, req) => {
-    const apiKey = request.headers['x-api-key'] ?? request.headers.authorization?.replace(/^Bearer\s+/i, '');
-    if (apiKey !== EXA_KEY) return exaError(res, 401, 'Invalid API key', 'INVALID_API_KEY');
-    switch (failure) {
-      case 'rate_limited':
-        return exaError(res, 429, 'You have exceeded your rate limit', 'RATE_LIMIT_EXCEEDED', { 'retry-after': String(options.retryAfterSeconds ?? 7) });
-      case 'no_credits':
-        return exaError(res, 402, 'You have run out of credits. Top up at dashboard.exa.ai', 'NO_MORE_CREDITS');
-      case 'server_error':
-        return exaError(res, 500, 'Internal server error', 'INTERNAL_ERROR');
-      case 'malformed':
-        return rawReply(200, '<html><body>Bad gateway</body></html>', 'text/html')(request, res, req);
-      case 'wrong_shape':
-        return sendJson(res, 200, { requestId: requestId(), data: { results: [] } });
-      case 'stall':
-        return stall()(request, res, req);
-    }
-    const path = new URL(request.url, 'http://fake').pathname;
-    if (request.method === 'POST' && path === '/search') return searchReply(request.body, corpus, res);
-    if (request.method === 'POST' && path === '/contents') return contentsReply(request.body, corpus, res);
-    return exaError(res, 404, 'Not found', 'NOT_FOUND');
-  });
-  return {
-    ...upstream,
-    /** From now on every authenticated request gets this documented failure (null: answer normally). */
-    fail(next: ExaFailure | null) {
-      failure = next;
+  return startVendorFake<ExaFailure>({
+    refuse: (request) => {
+      const apiKey = request.headers['x-api-key'] ?? request.headers.authorization?.replace(/^Bearer\s+/i, '');
+      return apiKey === EXA_KEY ? undefined : (_request, res) => exaError(res, 401, 'Invalid API key', 'INVALID_API_KEY');
     },
-  };
+    failures: {
+      rate_limited: (_request, res) => exaError(res, 429, 'You have exceeded your rate limit', 'RATE_LIMIT_EXCEEDED', { 'retry-after': String(options.retryAfterSeconds ?? 7) }),
+      no_credits: (_request, res) => exaError(res, 402, 'You have run out of credits. Top up at dashboard.exa.ai', 'NO_MORE_CREDITS'),
+      server_error: (_request, res) => exaError(res, 500, 'Internal server error', 'INTERNAL_ERROR'),
+      malformed: rawReply(200, '<html><body>Bad gateway</body></html>', 'text/html'),
+      wrong_shape: (_request, res) => sendJson(res, 200, { requestId: requestId(), data: { results: [] } }),
+      stall: stall(),
+    },
+    answer: (request, res) => {
+      const path = pathOf(request);
+      if (request.method === 'POST' && path === '/search') return searchReply(request.body, corpus, res);
+      if (request.method === 'POST' && path === '/contents') return contentsReply(request.body, corpus, res);
+      exaError(res, 404, 'Not found', 'NOT_FOUND');
+    },
+  });
 }
 
 export type FakeExa = Awaited<ReturnType<typeof startFakeExa>>;

@@ -20,9 +20,10 @@
  * - apps/js-sdk/firecrawl/src/v2/types.ts: ScrapeOptions (the keys the strict request schema
  *   accepts) and DocumentMetadata (title, url, sourceURL, statusCode, publishedTime, error, …).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { rawReply, stall } from '../../helpers/faults.js';
-import { sendJson, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import type { ServerResponse } from 'node:http';
+import { rawReply, stall, type Fault } from '../../helpers/faults.js';
+import { sendJson, type RecordedRequest } from '../../helpers/gateway.js';
+import { pathOf, startVendorFake } from './vendor-fake.js';
 
 export const FIRECRAWL_KEY = 'fc-5e1b9d0c7a3f4e2b8c6d0a1f2e3b4c5dTEST';
 
@@ -122,43 +123,31 @@ function scrape(request: RecordedRequest, pages: ReadonlyMap<string, FirecrawlPa
   sendJson(res, 200, { success: true, data: { ...markdown, metadata: { ...found.metadata, scrapeId: '0198e3a1-7c3b-7000-8000-000000000001', creditsUsed: 1 } } });
 }
 
-function fault(kind: FirecrawlFault, request: RecordedRequest, res: ServerResponse, req: IncomingMessage) {
-  switch (kind) {
-    case 'rate_limited':
-      return failure(res, 429, 'Rate limit exceeded. Consumed (req/min): 11, Remaining (req/min): 0. Upgrade your plan at https://firecrawl.dev/pricing for increased rate limits or please retry after 7s, resets at Mon Sep 01 2025 12:00:07 GMT+0000', {}, { 'retry-after': '7' });
-    case 'quota':
-      return failure(res, 402, 'Payment Required: Insufficient credits to perform this request. For more credits, you can upgrade your plan at https://firecrawl.dev/pricing.');
-    case 'concurrency_timeout':
-      return failure(res, 408, 'Concurrency limit queue timed out', { code: 'CONCURRENCY_QUEUE_TIMEOUT' });
-    case 'server_error':
-      return failure(res, 500, 'An unexpected error occurred. Please contact help@firecrawl.com for help. Your exception ID is 0198e3a17c3b', { code: 'UNKNOWN_ERROR' });
-    case 'malformed':
-      return rawReply(200, '{"success": true, "data": {"markdown": "# Trunc', 'application/json')(request, res, req);
-    case 'wrong_shape':
-      return sendJson(res, 200, { status: 'ok', document: {} });
-    case 'stall':
-      return stall()(request, res, req);
-  }
-}
+const FAULTS: Record<FirecrawlFault, Fault> = {
+  rate_limited: (_request, res) =>
+    failure(res, 429, 'Rate limit exceeded. Consumed (req/min): 11, Remaining (req/min): 0. Upgrade your plan at https://firecrawl.dev/pricing for increased rate limits or please retry after 7s, resets at Mon Sep 01 2025 12:00:07 GMT+0000', {}, { 'retry-after': '7' }),
+  quota: (_request, res) =>
+    failure(res, 402, 'Payment Required: Insufficient credits to perform this request. For more credits, you can upgrade your plan at https://firecrawl.dev/pricing.'),
+  concurrency_timeout: (_request, res) => failure(res, 408, 'Concurrency limit queue timed out', { code: 'CONCURRENCY_QUEUE_TIMEOUT' }),
+  server_error: (_request, res) =>
+    failure(res, 500, 'An unexpected error occurred. Please contact help@firecrawl.com for help. Your exception ID is 0198e3a17c3b', { code: 'UNKNOWN_ERROR' }),
+  malformed: rawReply(200, '{"success": true, "data": {"markdown": "# Trunc', 'application/json'),
+  wrong_shape: (_request, res) => sendJson(res, 200, { status: 'ok', document: {} }),
+  stall: stall(),
+};
 
 export async function startFakeFirecrawl(options: { pages?: Record<string, FirecrawlPage> } = {}) {
   const pages = new Map(Object.entries(options.pages ?? FIRECRAWL_PAGES));
-  let current: FirecrawlFault | null = null;
-  const upstream = await startUpstream((request, res, req) => {
-    const path = new URL(request.url, 'http://fake').pathname;
-    if (request.method !== 'POST' || path !== '/v2/scrape') return failure(res, 404, 'Not Found');
-    const authorization = request.headers.authorization;
-    if (authorization !== undefined && authorization !== `Bearer ${FIRECRAWL_KEY}`) return failure(res, 401, 'Unauthorized: Invalid token');
-    if (current) return fault(current, request, res, req);
-    scrape(request, pages, res);
-  });
-  return {
-    ...upstream,
-    /** From now on every authorised request gets this documented failure (null: answer normally). */
-    fail(next: FirecrawlFault | null) {
-      current = next;
+  return startVendorFake<FirecrawlFault>({
+    refuse: (request) => {
+      if (request.method !== 'POST' || pathOf(request) !== '/v2/scrape') return (_request, res) => failure(res, 404, 'Not Found');
+      const authorization = request.headers.authorization;
+      if (authorization !== undefined && authorization !== `Bearer ${FIRECRAWL_KEY}`) return (_request, res) => failure(res, 401, 'Unauthorized: Invalid token');
+      return undefined;
     },
-  };
+    failures: FAULTS,
+    answer: (request, res) => scrape(request, pages, res),
+  });
 }
 
 export type FakeFirecrawl = Awaited<ReturnType<typeof startFakeFirecrawl>>;

@@ -22,7 +22,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { rawReply, stall } from '../../helpers/faults.js';
-import { sendJson, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import { sendJson } from '../../helpers/gateway.js';
+import { DAY_MS, hostOf, paramsOf, pathOf, startVendorFake, withinSite } from './vendor-fake.js';
 
 export const GOOGLE_KEY = 'AIzaSyD-TEST-0123456789abcdefghijklmn';
 export const GOOGLE_CX = '017576662512468239146:omuauf_lfve';
@@ -36,8 +37,6 @@ export interface GoogleDocument {
   language: string;
   metatags?: Record<string, string>;
 }
-
-const DAY_MS = 86_400_000;
 
 export const GOOGLE_DOCUMENTS: GoogleDocument[] = [
   {
@@ -80,8 +79,6 @@ function googleError(res: ServerResponse, code: number, status: string, message:
 
 const invalidArgument = (res: ServerResponse) => googleError(res, 400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', 'badRequest');
 
-const hostOf = (url: string) => new URL(url).hostname;
-const withinSite = (url: string, site: string) => hostOf(url) === site || hostOf(url).endsWith(`.${site}`);
 const compactDay = (text: string) => Date.UTC(Number(text.slice(0, 4)), Number(text.slice(4, 6)) - 1, Number(text.slice(6, 8)));
 const UNIT_DAYS: Record<string, number> = { d: 1, w: 7, m: 31, y: 366 };
 
@@ -144,52 +141,40 @@ function searchReply(params: URLSearchParams, corpus: readonly GoogleDocument[],
 export async function startFakeGoogle(options: { corpus?: readonly GoogleDocument[]; now?: () => number; retryAfterSeconds?: number } = {}) {
   const corpus = options.corpus ?? GOOGLE_DOCUMENTS;
   const now = options.now ?? Date.now;
-  let failure: GoogleFailure | null = null;
-  const upstream = await startUpstream((request: RecordedRequest, res, req) => {
-    const url = new URL(request.url, 'http://fake');
-    if (request.method !== 'GET' || url.pathname !== '/customsearch/v1') return googleError(res, 404, 'NOT_FOUND', 'Not Found', 'notFound');
-    const key = url.searchParams.get('key');
-    if (!key) {
-      const message = "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.";
-      return googleError(res, 403, 'PERMISSION_DENIED', message, 'forbidden');
-    }
-    if (key !== GOOGLE_KEY) {
-      return googleError(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', 'badRequest', {
-        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'customsearch.googleapis.com' } }],
-      });
-    }
-    switch (failure) {
-      case 'daily_quota': {
-        const message = "Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service 'customsearch.googleapis.com' for consumer 'project_number:385042346764'.";
-        return googleError(res, 429, 'RESOURCE_EXHAUSTED', message, 'rateLimitExceeded');
+  return startVendorFake<GoogleFailure>({
+    refuse: (request) => {
+      if (request.method !== 'GET' || pathOf(request) !== '/customsearch/v1') return (_request, res) => googleError(res, 404, 'NOT_FOUND', 'Not Found', 'notFound');
+      const key = paramsOf(request).get('key');
+      if (!key) {
+        const message = "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.";
+        return (_request, res) => googleError(res, 403, 'PERMISSION_DENIED', message, 'forbidden');
       }
-      case 'rate_limited': {
+      if (key !== GOOGLE_KEY) {
+        return (_request, res) =>
+          googleError(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', 'badRequest', {
+            details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'customsearch.googleapis.com' } }],
+          });
+      }
+      return undefined;
+    },
+    failures: {
+      daily_quota: (_request, res) => {
+        const message = "Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service 'customsearch.googleapis.com' for consumer 'project_number:385042346764'.";
+        googleError(res, 429, 'RESOURCE_EXHAUSTED', message, 'rateLimitExceeded');
+      },
+      rate_limited: (_request, res) => {
         const message = "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute' of service 'customsearch.googleapis.com' for consumer 'project_number:385042346764'.";
         const headers: Record<string, string> = options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) };
-        return googleError(res, 429, 'RESOURCE_EXHAUSTED', message, 'rateLimitExceeded', {}, headers);
-      }
-      case 'no_access':
-        return googleError(res, 403, 'PERMISSION_DENIED', 'This project does not have the access to Custom Search JSON API.', 'forbidden');
-      case 'server_error':
-        return googleError(res, 500, 'INTERNAL', 'Internal error encountered.', 'backendError');
-      case 'malformed':
-        return rawReply(200, '{"kind": "customsearch#search", "items": [{"title": ', 'application/json')(request, res, req);
-      case 'not_a_search':
-        return sendJson(res, 200, { status: 'ok' });
-      case 'stall':
-        return stall()(request, res, req);
-    }
-    return searchReply(url.searchParams, corpus, now(), res);
-  });
-  return {
-    ...upstream,
-    /** The query parameters of the n-th request. */
-    params: (n: number) => new URL(upstream.requests[n]!.url, 'http://fake').searchParams,
-    /** From now on every authenticated request gets this documented failure (null: answer normally). */
-    fail(next: GoogleFailure | null) {
-      failure = next;
+        googleError(res, 429, 'RESOURCE_EXHAUSTED', message, 'rateLimitExceeded', {}, headers);
+      },
+      no_access: (_request, res) => googleError(res, 403, 'PERMISSION_DENIED', 'This project does not have the access to Custom Search JSON API.', 'forbidden'),
+      server_error: (_request, res) => googleError(res, 500, 'INTERNAL', 'Internal error encountered.', 'backendError'),
+      malformed: rawReply(200, '{"kind": "customsearch#search", "items": [{"title": ', 'application/json'),
+      not_a_search: (_request, res) => sendJson(res, 200, { status: 'ok' }),
+      stall: stall(),
     },
-  };
+    answer: (request, res) => searchReply(paramsOf(request), corpus, now(), res),
+  });
 }
 
 export type FakeGoogle = Awaited<ReturnType<typeof startFakeGoogle>>;

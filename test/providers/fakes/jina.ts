@@ -28,9 +28,10 @@
  * - The search fixtures are the documented reply of jina-ai/reader issue #1232 (X-Respond-With:
  *   no-content, results with "date": "Oct 17, 2025").
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { rawReply, stall } from '../../helpers/faults.js';
-import { sendJson, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import type { ServerResponse } from 'node:http';
+import { rawReply, stall, type Fault } from '../../helpers/faults.js';
+import { sendJson, type RecordedRequest } from '../../helpers/gateway.js';
+import { hostOf, pathOf, startVendorFake, withinSite } from './vendor-fake.js';
 
 export const JINA_KEY = 'jina_3f9c0e0b5d2a4c6e8f1a2b3c4d5e6f70TESTKEY';
 
@@ -90,8 +91,6 @@ export type JinaFault = 'rate_limited' | 'quota' | 'quota_in_200' | 'server_erro
 const envelope = (res: ServerResponse, code: number, name: string, status: number, message: string, extra: object = {}, headers: Record<string, string> = {}) =>
   sendJson(res, code, { data: null, code, name, status, message, readableMessage: `${name}: ${message}`, ...extra }, headers);
 
-const hostOf = (url: string) => new URL(url).hostname;
-const withinSite = (url: string, site: string) => hostOf(url) === site || hostOf(url).endsWith(`.${site}`);
 const words = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 
 /** The fake reranker: the sigmoid of a logit that grows with the share of query words a document contains, as v2 answers. */
@@ -186,55 +185,73 @@ function rerank(request: RecordedRequest, res: ServerResponse) {
   sendJson(res, 200, { model: body.model ?? 'jina-reranker-v2-base-multilingual', usage: { total_tokens: 40 * documents.length }, results });
 }
 
-/** A documented failure, in the shape of the host it comes from (`api` speaks {"detail"}). */
-function fault(kind: JinaFault, host: 's' | 'r' | 'api', request: RecordedRequest, res: ServerResponse, req: IncomingMessage) {
-  const api = host === 'api';
-  switch (kind) {
-    case 'rate_limited':
-      return api
-        ? sendJson(res, 429, { detail: 'Rate limit exceeded: 500 requests per minute' }, { 'retry-after': '7' })
-        : envelope(res, 429, 'RateLimitTriggeredError', 42903, 'Per UID rate limit exceeded', { retryAfter: 7 }, { 'retry-after': '7' });
-    case 'quota':
-      return api
-        ? sendJson(res, 402, { detail: 'Insufficient balance. Please top up your API key.' })
-        : envelope(res, 402, 'InsufficientBalanceError', 40203, 'Account balance not enough to run this query, please recharge.');
-    case 'quota_in_200':
-      return sendJson(res, 200, { data: null, code: 402, name: 'InsufficientBalanceError', status: 40203, message: 'Account balance not enough to run this query, please recharge.' });
-    case 'server_error':
-      return api ? sendJson(res, 500, { detail: 'Internal Server Error' }) : envelope(res, 500, 'DownstreamServiceFailureError', 50000, 'Search(web) failed');
-    case 'malformed':
-      return rawReply(200, '<html><body>502 Bad Gateway</body></html>', 'text/html')(request, res, req);
-    case 'wrong_shape':
-      return sendJson(res, 200, api ? { model: 'x', results: [{ index: 99, relevance_score: 0.5 }] } : { code: 200, status: 20000, data: { results: [] } });
-    case 'stall':
-      return stall()(request, res, req);
-  }
+/** Which of Jina's hosts a request is for: s.jina.ai, r.jina.ai or api.jina.ai; null for none. */
+function hostFor(request: RecordedRequest): 's' | 'r' | 'api' | null {
+  const path = pathOf(request);
+  return path === '/s/' ? 's' : path === '/r/' ? 'r' : path === '/api/v1/rerank' ? 'api' : null;
 }
+
+/** A documented failure, in the shape of the host it comes from (`api` speaks {"detail"}). */
+const onHost =
+  (answers: { api: Fault; other: Fault }): Fault =>
+  (request, res, req) =>
+    (hostFor(request) === 'api' ? answers.api : answers.other)(request, res, req);
+
+const FAULTS: Record<JinaFault, Fault> = {
+  rate_limited: onHost({
+    api: (_request, res) => sendJson(res, 429, { detail: 'Rate limit exceeded: 500 requests per minute' }, { 'retry-after': '7' }),
+    other: (_request, res) => envelope(res, 429, 'RateLimitTriggeredError', 42903, 'Per UID rate limit exceeded', { retryAfter: 7 }, { 'retry-after': '7' }),
+  }),
+  quota: onHost({
+    api: (_request, res) => sendJson(res, 402, { detail: 'Insufficient balance. Please top up your API key.' }),
+    other: (_request, res) => envelope(res, 402, 'InsufficientBalanceError', 40203, 'Account balance not enough to run this query, please recharge.'),
+  }),
+  quota_in_200: (_request, res) =>
+    sendJson(res, 200, { data: null, code: 402, name: 'InsufficientBalanceError', status: 40203, message: 'Account balance not enough to run this query, please recharge.' }),
+  server_error: onHost({
+    api: (_request, res) => sendJson(res, 500, { detail: 'Internal Server Error' }),
+    other: (_request, res) => envelope(res, 500, 'DownstreamServiceFailureError', 50000, 'Search(web) failed'),
+  }),
+  malformed: rawReply(200, '<html><body>502 Bad Gateway</body></html>', 'text/html'),
+  wrong_shape: onHost({
+    api: (_request, res) => sendJson(res, 200, { model: 'x', results: [{ index: 99, relevance_score: 0.5 }] }),
+    other: (_request, res) => sendJson(res, 200, { code: 200, status: 20000, data: { results: [] } }),
+  }),
+  stall: stall(),
+};
 
 export async function startFakeJina(options: { corpus?: readonly JinaResult[]; pages?: Record<string, ReaderPage> } = {}) {
   const corpus = options.corpus ?? JINA_CORPUS;
   const pages = new Map(Object.entries(options.pages ?? {}));
-  let failure: JinaFault | null = null;
-  const upstream = await startUpstream((request, res, req) => {
-    const path = new URL(request.url, 'http://fake').pathname;
-    const host = path === '/s/' ? 's' : path === '/r/' ? 'r' : path === '/api/v1/rerank' ? 'api' : null;
-    if (request.method !== 'POST' || host === null) return envelope(res, 404, 'ResourceNotFoundError', 40401, `Not found: ${request.method} ${path}`);
-    const authorization = request.headers.authorization;
-    // The Reader serves anonymous callers; search and rerank need a key.
-    if (authorization === undefined && host !== 'r') {
-      return host === 'api'
-        ? sendJson(res, 401, { detail: 'Unauthorized: No API key provided' })
-        : envelope(res, 401, 'AuthenticationRequiredError', 40103, 'Authentication is required to use this endpoint. Please provide a valid API key via Authorization header.');
-    }
-    if (authorization !== undefined && authorization !== `Bearer ${JINA_KEY}`) {
-      return host === 'api'
-        ? sendJson(res, 401, { detail: 'Unauthorized: Invalid API key' })
-        : envelope(res, 401, 'AuthenticationFailedError', 40101, 'Invalid API key, please get a new one from https://jina.ai');
-    }
-    if (failure) return fault(failure, host, request, res, req);
-    if (host === 's') return search(request, corpus, res);
-    if (host === 'r') return read(request, pages, res);
-    return rerank(request, res);
+  const upstream = await startVendorFake<JinaFault>({
+    refuse: (request) => {
+      const host = hostFor(request);
+      if (request.method !== 'POST' || host === null) {
+        return (_request, res) => envelope(res, 404, 'ResourceNotFoundError', 40401, `Not found: ${request.method} ${pathOf(request)}`);
+      }
+      const authorization = request.headers.authorization;
+      // The Reader serves anonymous callers; search and rerank need a key.
+      if (authorization === undefined && host !== 'r') {
+        return (_request, res) =>
+          host === 'api'
+            ? sendJson(res, 401, { detail: 'Unauthorized: No API key provided' })
+            : envelope(res, 401, 'AuthenticationRequiredError', 40103, 'Authentication is required to use this endpoint. Please provide a valid API key via Authorization header.');
+      }
+      if (authorization !== undefined && authorization !== `Bearer ${JINA_KEY}`) {
+        return (_request, res) =>
+          host === 'api'
+            ? sendJson(res, 401, { detail: 'Unauthorized: Invalid API key' })
+            : envelope(res, 401, 'AuthenticationFailedError', 40101, 'Invalid API key, please get a new one from https://jina.ai');
+      }
+      return undefined;
+    },
+    failures: FAULTS,
+    answer: (request, res) => {
+      const host = hostFor(request);
+      if (host === 's') return search(request, corpus, res);
+      if (host === 'r') return read(request, pages, res);
+      rerank(request, res);
+    },
   });
   const on = (prefix: string) => upstream.requests.filter((request) => request.url.startsWith(prefix));
   return {
@@ -245,10 +262,6 @@ export async function startFakeJina(options: { corpus?: readonly JinaResult[]; p
     searches: () => on('/s/'),
     reads: () => on('/r/'),
     reranks: () => on('/api/'),
-    /** From now on every authenticated request gets this documented failure (null: answer normally). */
-    fail(next: JinaFault | null) {
-      failure = next;
-    },
   };
 }
 

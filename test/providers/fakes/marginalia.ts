@@ -87,3 +87,5 @@ export async function startFakeMarginalia(options: { corpus: MarginaliaDoc[]; ke
   });
   return { ...upstream, state };
 }
+
+export type FakeMarginalia = Awaited<ReturnType<typeof startFakeMarginalia>>;

@@ -129,3 +129,5 @@ export async function startFakeSearxng(options: { corpus: SearxngDoc[]; pageSize
   });
   return { ...upstream, state };
 }
+
+export type FakeSearxng = Awaited<ReturnType<typeof startFakeSearxng>>;

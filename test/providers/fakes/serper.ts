@@ -15,7 +15,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { rawReply, stall } from '../../helpers/faults.js';
-import { sendJson, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import { sendJson } from '../../helpers/gateway.js';
+import { DAY_MS, pathOf, startVendorFake, withinSite } from './vendor-fake.js';
 
 export const SERPER_KEY = '8fab4b24ee718778ea9f17114a5cTESTKEY';
 
@@ -51,14 +52,11 @@ export const SERPER_DOCUMENTS: SerperDocument[] = [
 
 export type SerperFailure = 'rate_limited' | 'credits' | 'server_error' | 'malformed' | 'stall';
 
-const DAY_MS = 86_400_000;
 const QDR_DAYS: Record<string, number> = { d: 1, w: 7, m: 31, y: 366 };
 
 const serperError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) =>
   sendJson(res, status, { message, statusCode: status }, headers);
 
-const hostOf = (url: string) => new URL(url).hostname;
-const withinSite = (url: string, site: string) => hostOf(url) === site || hostOf(url).endsWith(`.${site}`);
 /** Google's US-style date, M/D/YYYY, as UTC midnight. */
 const usDay = (text: string) => {
   const [month, day, year] = text.split('/').map(Number);
@@ -131,32 +129,21 @@ function searchReply(body: any, corpus: readonly SerperDocument[], nowMs: number
 export async function startFakeSerper(options: { corpus?: readonly SerperDocument[]; now?: () => number; retryAfterSeconds?: number } = {}) {
   const corpus = options.corpus ?? SERPER_DOCUMENTS;
   const now = options.now ?? Date.now;
-  let failure: SerperFailure | null = null;
-  const upstream = await startUpstream((request: RecordedRequest, res, req) => {
-    if (request.headers['x-api-key'] !== SERPER_KEY) return serperError(res, 403, 'Unauthorized.');
-    switch (failure) {
-      case 'rate_limited':
-        return serperError(res, 429, 'Too many requests', options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) });
-      case 'credits':
-        return serperError(res, 400, 'Not enough credits');
-      case 'server_error':
-        return serperError(res, 500, 'Internal server error');
-      case 'malformed':
-        return rawReply(200, '<html><body>502 Bad Gateway</body></html>', 'text/html')(request, res, req);
-      case 'stall':
-        return stall()(request, res, req);
-    }
-    const path = new URL(request.url, 'http://fake').pathname;
-    if (request.method === 'POST' && path === '/search') return searchReply(request.body, corpus, now(), res);
-    return serperError(res, 404, 'Not found');
-  });
-  return {
-    ...upstream,
-    /** From now on every authenticated request gets this failure (null: answer normally). */
-    fail(next: SerperFailure | null) {
-      failure = next;
+  return startVendorFake<SerperFailure>({
+    refuse: (request) => (request.headers['x-api-key'] === SERPER_KEY ? undefined : (_request, res) => serperError(res, 403, 'Unauthorized.')),
+    failures: {
+      rate_limited: (_request, res) =>
+        serperError(res, 429, 'Too many requests', options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) }),
+      credits: (_request, res) => serperError(res, 400, 'Not enough credits'),
+      server_error: (_request, res) => serperError(res, 500, 'Internal server error'),
+      malformed: rawReply(200, '<html><body>502 Bad Gateway</body></html>', 'text/html'),
+      stall: stall(),
     },
-  };
+    answer: (request, res) => {
+      if (request.method === 'POST' && pathOf(request) === '/search') return searchReply(request.body, corpus, now(), res);
+      serperError(res, 404, 'Not found');
+    },
+  });
 }
 
 export type FakeSerper = Awaited<ReturnType<typeof startFakeSerper>>;

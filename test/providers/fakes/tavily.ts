@@ -17,7 +17,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { rawReply, stall } from '../../helpers/faults.js';
-import { sendJson, startUpstream, type RecordedRequest } from '../../helpers/gateway.js';
+import { sendJson } from '../../helpers/gateway.js';
+import { DAY_MS, pathOf, startVendorFake, withinSite } from './vendor-fake.js';
 
 export const TAVILY_KEY = 'tvly-dev-0123456789abcdefTEST';
 
@@ -64,15 +65,11 @@ export const TAVILY_DOCUMENTS: TavilyDocument[] = [
 export type TavilyFailure = 'rate_limited' | 'plan_limit' | 'pay_as_you_go_limit' | 'server_error' | 'malformed' | 'stall';
 
 const requestId = () => crypto.randomUUID();
-const DAY_MS = 86_400_000;
 const TIME_RANGE_DAYS: Record<string, number> = { day: 1, d: 1, week: 7, w: 7, month: 30, m: 30, year: 365, y: 365 };
 
 function tavilyError(res: ServerResponse, status: number, error: string, headers: Record<string, string> = {}) {
   sendJson(res, status, { detail: { error } }, headers);
 }
-
-const hostOf = (url: string) => new URL(url).hostname;
-const withinDomain = (url: string, domain: string) => hostOf(url) === domain || hostOf(url).endsWith(`.${domain}`);
 
 function searchReply(body: any, corpus: readonly TavilyDocument[], nowMs: number, res: ServerResponse) {
   if (typeof body?.query !== 'string' || body.query.trim() === '') return tavilyError(res, 400, 'Query is missing.');
@@ -87,8 +84,8 @@ function searchReply(body: any, corpus: readonly TavilyDocument[], nowMs: number
   const exclude: string[] = body.exclude_domains ?? [];
   const results = corpus
     .filter((document) => {
-      if (include.length && !include.some((domain) => withinDomain(document.url, domain))) return false;
-      if (exclude.some((domain) => withinDomain(document.url, domain))) return false;
+      if (include.length && !include.some((domain) => withinSite(document.url, domain))) return false;
+      if (exclude.some((domain) => withinSite(document.url, domain))) return false;
       if (from !== null || until !== null) {
         const published = document.publishedDate ? Date.parse(document.publishedDate) : null;
         if (published === null || (from !== null && published < from) || (until !== null && published >= until)) return false;
@@ -131,37 +128,29 @@ function extractReply(body: any, corpus: readonly TavilyDocument[], res: ServerR
 export async function startFakeTavily(options: { corpus?: readonly TavilyDocument[]; now?: () => number; retryAfterSeconds?: number } = {}) {
   const corpus = options.corpus ?? TAVILY_DOCUMENTS;
   const now = options.now ?? Date.now;
-  let failure: TavilyFailure | null = null;
-  const upstream = await startUpstream((request: RecordedRequest, res, req) => {
-    if (request.headers.authorization !== `Bearer ${TAVILY_KEY}`) return tavilyError(res, 401, 'Unauthorized: missing or invalid API key.');
-    switch (failure) {
-      case 'rate_limited':
-        return tavilyError(res, 429, 'Your request has been blocked due to excessive requests. Please reduce rate of requests.', {
+  return startVendorFake<TavilyFailure>({
+    refuse: (request) =>
+      request.headers.authorization === `Bearer ${TAVILY_KEY}` ? undefined : (_request, res) => tavilyError(res, 401, 'Unauthorized: missing or invalid API key.'),
+    failures: {
+      rate_limited: (_request, res) =>
+        tavilyError(res, 429, 'Your request has been blocked due to excessive requests. Please reduce rate of requests.', {
           'retry-after': String(options.retryAfterSeconds ?? 9),
-        });
-      case 'plan_limit':
-        return tavilyError(res, 432, "This request exceeds your plan's set usage limit. Please upgrade your plan or contact support@tavily.com.");
-      case 'pay_as_you_go_limit':
-        return tavilyError(res, 433, 'This request exceeds the pay-as-you-go limit. You can increase your limit on the Tavily dashboard.');
-      case 'server_error':
-        return tavilyError(res, 500, 'Internal Server Error');
-      case 'malformed':
-        return rawReply(200, '{"query": "who is Leo Messi?", "results": ', 'application/json')(request, res, req);
-      case 'stall':
-        return stall()(request, res, req);
-    }
-    const path = new URL(request.url, 'http://fake').pathname;
-    if (request.method === 'POST' && path === '/search') return searchReply(request.body, corpus, now(), res);
-    if (request.method === 'POST' && path === '/extract') return extractReply(request.body, corpus, res);
-    return tavilyError(res, 404, 'Not Found');
-  });
-  return {
-    ...upstream,
-    /** From now on every authenticated request gets this documented failure (null: answer normally). */
-    fail(next: TavilyFailure | null) {
-      failure = next;
+        }),
+      plan_limit: (_request, res) =>
+        tavilyError(res, 432, "This request exceeds your plan's set usage limit. Please upgrade your plan or contact support@tavily.com."),
+      pay_as_you_go_limit: (_request, res) =>
+        tavilyError(res, 433, 'This request exceeds the pay-as-you-go limit. You can increase your limit on the Tavily dashboard.'),
+      server_error: (_request, res) => tavilyError(res, 500, 'Internal Server Error'),
+      malformed: rawReply(200, '{"query": "who is Leo Messi?", "results": ', 'application/json'),
+      stall: stall(),
     },
-  };
+    answer: (request, res) => {
+      const path = pathOf(request);
+      if (request.method === 'POST' && path === '/search') return searchReply(request.body, corpus, now(), res);
+      if (request.method === 'POST' && path === '/extract') return extractReply(request.body, corpus, res);
+      tavilyError(res, 404, 'Not Found');
+    },
+  });
 }
 
 export type FakeTavily = Awaited<ReturnType<typeof startFakeTavily>>;

@@ -14,7 +14,8 @@
  */
 import { reply } from '../../helpers/faults.js';
 import { sendJson } from '../../helpers/gateway.js';
-import { fakeLogit, fakeProbability, startRerankFake, type RerankFake } from './cohere.js';
+import { fakeLogit, fakeProbability } from './cohere.js';
+import { startRerankFake, type RerankFake } from './vendor-fake.js';
 
 export const TEI_EXAMPLE = { query: 'What is Deep Learning?', texts: ['Deep Learning is not...', 'Deep learning is...'] };
 

@@ -16,7 +16,8 @@
  */
 import { reply } from '../../helpers/faults.js';
 import { sendJson } from '../../helpers/gateway.js';
-import { VENDOR_KEY, fakeProbability, startRerankFake, type RerankFake } from './cohere.js';
+import { VENDOR_KEY, fakeProbability } from './cohere.js';
+import { startRerankFake, type RerankFake } from './vendor-fake.js';
 
 export const VOYAGE_EXAMPLE = {
   query: "When is Apple's conference call scheduled?",

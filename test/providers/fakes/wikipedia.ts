@@ -160,3 +160,5 @@ export async function startFakeWikipedia(options: { corpora: Record<string, Wiki
   });
   return { ...upstream, state };
 }
+
+export type FakeWikipedia = Awaited<ReturnType<typeof startFakeWikipedia>>;

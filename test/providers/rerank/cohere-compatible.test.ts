@@ -1,29 +1,21 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, metricValue, reply, stall, type Fault } from '../../helpers/faults.js';
-import { VENDOR_KEY, fakeProbability, ranking, rerankGateway } from '../fakes/cohere.js';
+import { expectErrorResponse, reply, stall, type Fault } from '../../helpers/faults.js';
+import { expectRankingCloseTo, rankedBy, ranking, rerankGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, rerankCall, type FailureCase } from '../../helpers/upstream-errors.js';
+import { VENDOR_KEY, fakeProbability } from '../fakes/cohere.js';
 import { VLLM_EXAMPLE, compatibleErrors, compatibleScore, startCompatibleFake, type CompatibleFakeOptions } from '../fakes/cohere-compatible.js';
 
 async function setup(t: ExecutionContext, options: Record<string, unknown> = {}, server: CompatibleFakeOptions = {}) {
   const fake = await startCompatibleFake(server);
-  t.teardown(() => fake.close());
-  const { gateway, rerank } = await rerankGateway(t, { type: 'cohere-compatible', baseUrl: fake.url, model: VLLM_EXAMPLE.model, ...options });
-  return { fake, gateway, rerank };
+  return { fake, ...(await rerankGateway(t, fake, { type: 'cohere-compatible', baseUrl: fake.url, model: VLLM_EXAMPLE.model, ...options })) };
 }
-
-const expectedRanking = (query: string, documents: string[]) =>
-  documents.map((document, index) => ({ index, score: compatibleScore(query, document) })).sort((a, b) => b.score - a.score || a.index - b.index);
-
-const closeTo = (t: ExecutionContext, actual: Array<{ index: number; score: number }>, expected: Array<{ index: number; score: number }>) => {
-  t.deepEqual(actual.map((result) => result.index), expected.map((result) => result.index));
-  actual.forEach((result, i) => t.true(Math.abs(result.score - expected[i]!.score) < 1e-12, `${result.score} vs ${expected[i]!.score}`));
-};
 
 test("sends vLLM's /v1/rerank the Cohere-shaped request and keeps its documented scores", async (t) => {
   const { fake, rerank } = await setup(t);
   const response = await rerank({ query: VLLM_EXAMPLE.query, documents: VLLM_EXAMPLE.documents });
   t.is(response.status, 200);
   const scores = await ranking(response);
-  t.deepEqual(scores, expectedRanking(VLLM_EXAMPLE.query, VLLM_EXAMPLE.documents));
+  t.deepEqual(scores, rankedBy(compatibleScore, VLLM_EXAMPLE.query, VLLM_EXAMPLE.documents));
   t.deepEqual(scores.find((result) => result.index === 1), { index: 1, score: 0.99853515625 });
   t.deepEqual(scores.find((result) => result.index === 0), { index: 0, score: 0.0005860328674316406 });
   const request = fake.requests[0]!;
@@ -35,8 +27,7 @@ test("sends vLLM's /v1/rerank the Cohere-shaped request and keeps its documented
 
 test('without a model option the upstream gets the gateway model id the request resolved to', async (t) => {
   const fake = await startCompatibleFake();
-  t.teardown(() => fake.close());
-  const { rerank } = await rerankGateway(t, { type: 'cohere-compatible', baseUrl: fake.url }, { rerank: { models: { [VLLM_EXAMPLE.model]: { chain: ['up'] } } } });
+  const { rerank } = await rerankGateway(t, fake, { type: 'cohere-compatible', baseUrl: fake.url }, { config: { rerank: { models: { [VLLM_EXAMPLE.model]: { chain: ['up'] } } } } });
   t.is((await rerank({ query: 'capital', documents: ['Paris is a capital'] })).status, 200, 'service-reranker-v1 is the alias of the only model');
   t.is(fake.requests[0]!.body.model, VLLM_EXAMPLE.model);
 });
@@ -48,7 +39,7 @@ test("Infinity's /rerank with a Bearer key, its older `data` list read like `res
     const { fake, rerank } = await setup(t, { path: '/rerank', apiKey: VENDOR_KEY }, { apiKey: VENDOR_KEY, paths: ['/rerank'], list });
     const response = await rerank({ query, documents });
     t.is(response.status, 200, list);
-    t.deepEqual(await ranking(response), expectedRanking(query, documents), list);
+    t.deepEqual(await ranking(response), rankedBy(compatibleScore, query, documents), list);
     t.is(fake.requests[0]!.url, '/rerank');
     t.is(fake.requests[0]!.headers.authorization, `Bearer ${VENDOR_KEY}`);
   }
@@ -59,11 +50,7 @@ test("scoreScale 'logit' puts a server's raw logits through the sigmoid", async 
   const documents = ['pod affinity rules steer kubernetes scheduling', 'a pod of whales', 'garden scheduling'];
   const { rerank } = await setup(t, { scoreScale: 'logit' }, { logits: true });
   const scores = await ranking(await rerank({ query, documents }));
-  closeTo(
-    t,
-    scores,
-    documents.map((document, index) => ({ index, score: fakeProbability(query, document) })).sort((a, b) => b.score - a.score || a.index - b.index),
-  );
+  expectRankingCloseTo(t, scores, rankedBy(fakeProbability, query, documents));
   t.true(scores.every((result) => result.score > 0 && result.score < 1));
 });
 
@@ -72,32 +59,25 @@ test('documents beyond maxDocuments go in batches; a batch of irrelevant documen
   const query = 'thermodynamic entropy increases in isolated systems according to the second law';
   const documents = ['isolated islands', 'systems engineering', 'a second helping', 'law school'];
   const scores = await ranking(await rerank({ query, documents }));
-  t.deepEqual(scores, expectedRanking(query, documents));
+  t.deepEqual(scores, rankedBy(compatibleScore, query, documents));
   t.true(scores.every((result) => result.score < 0.05), JSON.stringify(scores));
   t.deepEqual(fake.requests.map((request) => [request.body.documents.length, request.body.top_n]), [[2, 2], [2, 2]]);
 });
 
-const failures: Array<{ what: string; fault: Fault; status: number; kind: string; retryAfter?: string; options?: Record<string, unknown> }> = [
-  { what: "vLLM's 401 for a wrong --api-key", fault: compatibleErrors.vllmUnauthorized, status: 502, kind: 'auth', options: { apiKey: VENDOR_KEY } },
-  { what: "LiteLLM's budget_exceeded (400)", fault: compatibleErrors.litellmBudget, status: 503, kind: 'quota' },
-  { what: 'a 402', fault: compatibleErrors.paymentRequired, status: 503, kind: 'quota' },
-  { what: "LiteLLM's rate limit (429, Retry-After)", fault: compatibleErrors.litellmRateLimited(3), status: 503, kind: 'rate_limited', retryAfter: '3' },
-  { what: "vLLM's 500", fault: compatibleErrors.vllmServerError, status: 502, kind: 'unavailable' },
-  { what: 'a reply with neither results nor data', fault: reply(200, { id: 'rerank-1', model: VLLM_EXAMPLE.model }), status: 502, kind: 'garbage' },
-  { what: 'no reply within timeoutMs', fault: stall(), status: 504, kind: 'timeout', options: { timeoutMs: 150 } },
+const failures: Array<FailureCase<string> & { fault: Fault }> = [
+  { failure: "vLLM's 401 for a wrong --api-key", fault: compatibleErrors.vllmUnauthorized, options: { apiKey: VENDOR_KEY }, status: 502, kind: 'auth' },
+  { failure: "LiteLLM's budget_exceeded (400)", fault: compatibleErrors.litellmBudget, status: 503, kind: 'quota' },
+  { failure: 'a 402', fault: compatibleErrors.paymentRequired, status: 503, kind: 'quota' },
+  { failure: "LiteLLM's rate limit (429, Retry-After)", fault: compatibleErrors.litellmRateLimited(3), status: 503, kind: 'rate_limited', retryAfter: '3' },
+  { failure: "vLLM's 500", fault: compatibleErrors.vllmServerError, status: 502, kind: 'unavailable' },
+  { failure: 'a reply with neither results nor data', fault: reply(200, { id: 'rerank-1', model: VLLM_EXAMPLE.model }), status: 502, kind: 'garbage' },
+  { failure: 'no reply within timeoutMs', fault: stall(), options: { timeoutMs: 150 }, status: 504, kind: 'timeout' },
 ];
 
-for (const failure of failures) {
-  test(`cohere-compatible: ${failure.what} is a ${failure.status} naming the provider, never the key`, async (t) => {
-    const { fake, gateway, rerank } = await setup(t, failure.options);
-    fake.failNext(failure.fault);
-    const response = await rerank({ query: 'capital', documents: ['Paris is a capital', 'Lyon'] });
-    const retryAfter = response.headers.get('retry-after');
-    const body = await expectErrorResponse(t, gateway, response, failure.status);
-    t.regex(body.message, /\bup: /);
-    t.false(JSON.stringify(body).includes(VENDOR_KEY));
-    t.is(retryAfter, failure.retryAfter ?? null);
-    t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'up', operation: 'rerank', outcome: failure.kind }), 1);
+for (const { failure, fault, options, ...expected } of failures) {
+  test(`cohere-compatible: ${failure} is a ${expected.status} naming the provider, never the key`, async (t) => {
+    const { fake, ...running } = await setup(t, options);
+    await expectUpstreamError(t, { ...rerankCall(fake, running, fault), secrets: [VENDOR_KEY] }, expected);
   });
 }
 

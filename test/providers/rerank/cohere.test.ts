@@ -1,17 +1,13 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, metricValue, rawReply, reply, stall, type Fault } from '../../helpers/faults.js';
-import { COHERE_EXAMPLE, VENDOR_KEY, cohereErrors, cohereScore, ranking, rerankGateway, startCohereFake } from '../fakes/cohere.js';
+import { expectErrorResponse, rawReply, reply, stall, type Fault } from '../../helpers/faults.js';
+import { rankedBy, ranking, rerankGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, rerankCall, type FailureCase } from '../../helpers/upstream-errors.js';
+import { COHERE_EXAMPLE, VENDOR_KEY, cohereErrors, cohereScore, startCohereFake } from '../fakes/cohere.js';
 
 async function setup(t: ExecutionContext, options: Record<string, unknown> = {}) {
   const fake = await startCohereFake();
-  t.teardown(() => fake.close());
-  const { gateway, rerank } = await rerankGateway(t, { type: 'cohere', baseUrl: fake.url, apiKey: VENDOR_KEY, ...options });
-  return { fake, gateway, rerank };
+  return { fake, ...(await rerankGateway(t, fake, { type: 'cohere', baseUrl: fake.url, apiKey: VENDOR_KEY, ...options })) };
 }
-
-/** The ranking the gateway must produce from the fake's absolute scores: best first, ties by index. */
-const expectedRanking = (query: string, documents: string[]) =>
-  documents.map((document, index) => ({ index, score: cohereScore(query, document) })).sort((a, b) => b.score - a.score || a.index - b.index);
 
 test('sends Cohere v2 the documented request for every document and keeps its relevance scores', async (t) => {
   const { fake, rerank } = await setup(t);
@@ -50,7 +46,7 @@ test('documents beyond maxDocuments go in batches whose absolute scores merge in
   ];
   const response = await rerank({ query, documents });
   t.is(response.status, 200);
-  t.deepEqual(await ranking(response), expectedRanking(query, documents));
+  t.deepEqual(await ranking(response), rankedBy(cohereScore, query, documents));
   t.deepEqual(fake.requests.map((request) => request.body.documents), [documents.slice(0, 2), documents.slice(2, 4), documents.slice(4)]);
   t.deepEqual(fake.requests.map((request) => request.body.top_n), [2, 2, 1], 'each batch asks for all of its documents');
 });
@@ -60,7 +56,7 @@ test('a batch of irrelevant documents keeps its low scores (no min-max over the 
   const query = 'quantum chromodynamics lattice gauge theory predicts hadron masses from first principles';
   const documents = ['a theory of cooking', 'gardening tips for spring', 'lattice pie crust recipe', 'how to tie shoes'];
   const scores = await ranking(await rerank({ query, documents }));
-  t.deepEqual(scores, expectedRanking(query, documents));
+  t.deepEqual(scores, rankedBy(cohereScore, query, documents));
   t.true(scores.every((result) => result.score < 0.05), JSON.stringify(scores));
 });
 
@@ -71,34 +67,26 @@ test("Cohere's documented top_n 3 reply for five documents leaves two unscored: 
   t.regex(body.message, /up: reply does not score every document/);
 });
 
-const failures: Array<{ what: string; fault: Fault; status: number; kind: string; retryAfter?: string; options?: Record<string, unknown> }> = [
-  { what: 'a refused key (401)', fault: cohereErrors.invalidToken, status: 502, kind: 'auth' },
-  { what: 'an invalid token (498)', fault: reply(498, { message: 'invalid token' }), status: 502, kind: 'auth' },
-  { what: 'the per-minute rate limit (429, Retry-After)', fault: cohereErrors.perMinute(7), status: 503, kind: 'rate_limited', retryAfter: '7' },
-  { what: "a trial key's monthly allowance (429)", fault: cohereErrors.trialMonth, status: 503, kind: 'quota' },
-  { what: 'the billing limit (402)', fault: cohereErrors.paymentRequired, status: 503, kind: 'quota' },
-  { what: 'a server error (500)', fault: cohereErrors.serverError, status: 502, kind: 'unavailable' },
-  { what: 'a reply without results', fault: reply(200, { id: 'x', meta: COHERE_EXAMPLE.reply.meta }), status: 502, kind: 'garbage' },
-  { what: 'a reply that is not JSON', fault: rawReply(200, '<html>maintenance</html>', 'text/html'), status: 502, kind: 'garbage' },
-  { what: 'no reply within timeoutMs', fault: stall(), status: 504, kind: 'timeout', options: { timeoutMs: 150 } },
+const failures: Array<FailureCase<string> & { fault: Fault }> = [
+  { failure: 'a refused key (401)', fault: cohereErrors.invalidToken, status: 502, kind: 'auth' },
+  { failure: 'an invalid token (498)', fault: reply(498, { message: 'invalid token' }), status: 502, kind: 'auth' },
+  { failure: 'the per-minute rate limit (429, Retry-After)', fault: cohereErrors.perMinute(7), status: 503, kind: 'rate_limited', retryAfter: '7' },
+  { failure: "a trial key's monthly allowance (429)", fault: cohereErrors.trialMonth, status: 503, kind: 'quota' },
+  { failure: 'the billing limit (402)', fault: cohereErrors.paymentRequired, status: 503, kind: 'quota' },
+  { failure: 'a server error (500)', fault: cohereErrors.serverError, status: 502, kind: 'unavailable' },
+  { failure: 'a reply without results', fault: reply(200, { id: 'x', meta: COHERE_EXAMPLE.reply.meta }), status: 502, kind: 'garbage' },
+  { failure: 'a reply that is not JSON', fault: rawReply(200, '<html>maintenance</html>', 'text/html'), status: 502, kind: 'garbage' },
+  { failure: 'no reply within timeoutMs', fault: stall(), options: { timeoutMs: 150 }, status: 504, kind: 'timeout' },
 ];
 
-for (const failure of failures) {
-  test(`Cohere ${failure.what} is a ${failure.status} naming the provider, never the key`, async (t) => {
-    const { fake, gateway, rerank } = await setup(t, failure.options);
-    fake.failNext(failure.fault);
-    const response = await rerank({ query: 'capital', documents: ['Paris is a capital', 'Lyon'] });
-    const retryAfter = response.headers.get('retry-after');
-    const body = await expectErrorResponse(t, gateway, response, failure.status);
-    t.regex(body.message, /\bup: /);
-    t.false(JSON.stringify(body).includes(VENDOR_KEY));
-    t.is(retryAfter, failure.retryAfter ?? null);
-    t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'up', operation: 'rerank', outcome: failure.kind }), 1);
+for (const { failure, fault, options, ...expected } of failures) {
+  test(`Cohere ${failure} is a ${expected.status} naming the provider, never the key`, async (t) => {
+    const { fake, ...running } = await setup(t, options);
+    await expectUpstreamError(t, { ...rerankCall(fake, running, fault), secrets: [VENDOR_KEY] }, expected);
   });
 }
 
 test('the API key is required by the config schema', async (t) => {
   const fake = await startCohereFake();
-  t.teardown(() => fake.close());
-  await t.throwsAsync(rerankGateway(t, { type: 'cohere', baseUrl: fake.url }), { message: /apiKey/ });
+  await t.throwsAsync(rerankGateway(t, fake, { type: 'cohere', baseUrl: fake.url }), { message: /apiKey/ });
 });

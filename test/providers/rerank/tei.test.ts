@@ -1,29 +1,20 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, metricValue, reply, stall, type Fault } from '../../helpers/faults.js';
-import { VENDOR_KEY, fakeProbability, ranking, rerankGateway } from '../fakes/cohere.js';
+import { expectErrorResponse, reply, stall, type Fault } from '../../helpers/faults.js';
+import { expectRankingCloseTo, rankedBy, ranking, rerankGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, rerankCall, type FailureCase } from '../../helpers/upstream-errors.js';
+import { VENDOR_KEY, fakeProbability } from '../fakes/cohere.js';
 import { TEI_EXAMPLE, startTeiFake, teiErrors } from '../fakes/tei.js';
 
 async function setup(t: ExecutionContext, options: Record<string, unknown> = {}, server: Parameters<typeof startTeiFake>[0] = {}) {
   const fake = await startTeiFake(server);
-  t.teardown(() => fake.close());
-  const { gateway, rerank } = await rerankGateway(t, { type: 'tei', baseUrl: fake.url, ...options });
-  return { fake, gateway, rerank };
+  return { fake, ...(await rerankGateway(t, fake, { type: 'tei', baseUrl: fake.url, ...options })) };
 }
-
-/** TEI's probabilities, ranked as the gateway must rank them. */
-const expectedRanking = (query: string, documents: string[]) =>
-  documents.map((document, index) => ({ index, score: fakeProbability(query, document) })).sort((a, b) => b.score - a.score || a.index - b.index);
-
-const closeTo = (t: ExecutionContext, actual: Array<{ index: number; score: number }>, expected: Array<{ index: number; score: number }>) => {
-  t.deepEqual(actual.map((result) => result.index), expected.map((result) => result.index));
-  actual.forEach((result, i) => t.true(Math.abs(result.score - expected[i]!.score) < 1e-12, `${result.score} vs ${expected[i]!.score}`));
-};
 
 test("sends TEI's /rerank its request and reads the bare array of scores", async (t) => {
   const { fake, rerank } = await setup(t);
   const response = await rerank({ query: TEI_EXAMPLE.query, documents: TEI_EXAMPLE.texts });
   t.is(response.status, 200);
-  t.deepEqual(await ranking(response), expectedRanking(TEI_EXAMPLE.query, TEI_EXAMPLE.texts));
+  t.deepEqual(await ranking(response), rankedBy(fakeProbability, TEI_EXAMPLE.query, TEI_EXAMPLE.texts));
   const request = fake.requests[0]!;
   t.is(request.method, 'POST');
   t.is(request.url, '/rerank');
@@ -36,11 +27,9 @@ test("TEI's --api-key is sent as a Bearer token; a wrong one is a 502 that does 
   t.is((await rerank({ query: 'q', documents: ['a'] })).status, 200);
   t.is(fake.requests[0]!.headers.authorization, `Bearer ${VENDOR_KEY}`);
 
-  const wrong = await setup(t, { apiKey: 'not-the-key-123' }, { apiKey: VENDOR_KEY });
-  const response = await wrong.rerank({ query: 'q', documents: ['a'] });
-  const body = await expectErrorResponse(t, wrong.gateway, response, 502);
-  t.regex(body.message, /up: HTTP 401/);
-  t.false(body.message.includes('not-the-key-123'));
+  const { fake: wrongFake, ...wrong } = await setup(t, { apiKey: 'not-the-key-123' }, { apiKey: VENDOR_KEY });
+  const call = { ...wrong, operation: 'rerank' as const, requests: wrongFake.requests, secrets: ['not-the-key-123', VENDOR_KEY], send: () => wrong.rerank({ query: 'q', documents: ['a'] }) };
+  await expectUpstreamError(t, call, { status: 502, kind: 'auth', mentions: /up: HTTP 401/ });
 });
 
 test('by default 40 documents go to TEI as batches of 32 and 8, merged into one ranking', async (t) => {
@@ -51,7 +40,7 @@ test('by default 40 documents go to TEI as batches of 32 and 8, merged into one 
   );
   const response = await rerank({ query, documents });
   t.is(response.status, 200);
-  closeTo(t, await ranking(response), expectedRanking(query, documents));
+  expectRankingCloseTo(t, await ranking(response), rankedBy(fakeProbability, query, documents));
   t.deepEqual(fake.requests.map((request) => request.body.texts.length), [32, 8]);
 });
 
@@ -69,7 +58,7 @@ test('rawScores asks TEI for logits and applies the sigmoid here: the same score
   const rawRanking = await ranking(await raw.rerank({ query, documents }));
   t.is(raw.fake.requests[0]!.body.raw_scores, true);
   t.true(raw.fake.requests.length === 1);
-  closeTo(t, rawRanking, expectedRanking(query, documents));
+  expectRankingCloseTo(t, rawRanking, rankedBy(fakeProbability, query, documents));
   t.true(rawRanking.every((result) => result.score > 0 && result.score < 1));
 });
 
@@ -78,29 +67,26 @@ test('a batch of irrelevant documents keeps its low scores (no min-max over the 
   const query = 'mitochondrial electron transport chain oxidative phosphorylation produces adenosine triphosphate';
   const documents = ['the transport ministry', 'chain restaurants', 'a poem about rain', 'bicycle chain oil'];
   const scores = await ranking(await rerank({ query, documents }));
-  closeTo(t, scores, expectedRanking(query, documents));
+  expectRankingCloseTo(t, scores, rankedBy(fakeProbability, query, documents));
   t.true(scores.every((result) => result.score < 0.05), JSON.stringify(scores));
 });
 
-const failures: Array<{ what: string; fault: Fault; status: number; kind: string; options?: Record<string, unknown> }> = [
-  { what: '"Model is overloaded" (429)', fault: teiErrors.overloaded, status: 503, kind: 'rate_limited' },
-  { what: 'a backend failure (424)', fault: teiErrors.backend, status: 502, kind: 'unavailable' },
-  { what: 'an unhealthy server (503)', fault: teiErrors.unhealthy, status: 502, kind: 'unavailable' },
-  { what: 'an object instead of the array of ranks', fault: reply(200, { results: [{ index: 0, score: 0.9 }] }), status: 502, kind: 'garbage' },
-  { what: 'ranks without scores', fault: reply(200, [{ index: 0, relevance_score: 0.9 }]), status: 502, kind: 'garbage' },
-  { what: 'no reply within timeoutMs', fault: stall(), status: 504, kind: 'timeout', options: { timeoutMs: 150 } },
+const failures: Array<FailureCase<string> & { fault: Fault }> = [
+  { failure: '"Model is overloaded" (429)', fault: teiErrors.overloaded, status: 503, kind: 'rate_limited' },
+  { failure: 'a backend failure (424)', fault: teiErrors.backend, status: 502, kind: 'unavailable' },
+  { failure: 'an unhealthy server (503)', fault: teiErrors.unhealthy, status: 502, kind: 'unavailable' },
+  { failure: 'an object instead of the array of ranks', fault: reply(200, { results: [{ index: 0, score: 0.9 }] }), status: 502, kind: 'garbage' },
+  { failure: 'ranks without scores', fault: reply(200, [{ index: 0, relevance_score: 0.9 }]), status: 502, kind: 'garbage' },
+  { failure: 'no reply within timeoutMs', fault: stall(), options: { timeoutMs: 150 }, status: 504, kind: 'timeout' },
 ];
 
-for (const failure of failures) {
-  test(`TEI ${failure.what} is a ${failure.status} naming the provider`, async (t) => {
-    const { fake, gateway, rerank } = await setup(t, failure.options);
-    fake.failNext(failure.fault);
-    const body = await expectErrorResponse(t, gateway, await rerank({ query: 'capital', documents: ['Paris is a capital'] }), failure.status);
-    t.regex(body.message, /\bup: /);
-    t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'up', operation: 'rerank', outcome: failure.kind }), 1);
+for (const { failure, fault, options, ...expected } of failures) {
+  test(`TEI ${failure} is a ${expected.status} naming the provider`, async (t) => {
+    const { fake, ...running } = await setup(t, options);
+    await expectUpstreamError(t, { ...rerankCall(fake, running, fault, ['Paris is a capital']), secrets: [] }, expected);
   });
 }
 
 test('baseUrl is required: TEI is self-hosted', async (t) => {
-  await t.throwsAsync(rerankGateway(t, { type: 'tei' }), { message: /baseUrl/ });
+  await t.throwsAsync(rerankGateway(t, null, { type: 'tei' }), { message: /baseUrl/ });
 });

@@ -1,30 +1,18 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, expectSearchOk } from '../../helpers/faults.js';
-import { startGateway } from '../../helpers/gateway.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import { searchGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, searchCall, type FailureCase } from '../../helpers/upstream-errors.js';
 import { EXA_DOCUMENTS, EXA_KEY, startFakeExa, type ExaDocument, type ExaFailure } from '../fakes/exa.js';
+import { pathOf } from '../fakes/vendor-fake.js';
 
 async function setup(
   t: ExecutionContext,
   { provider = {}, corpus, now }: { provider?: Record<string, unknown>; corpus?: ExaDocument[]; now?: () => number } = {},
 ) {
   const exa = await startFakeExa(corpus ? { corpus } : {});
-  const gateway = await startGateway(
-    {
-      providers: { 'exa-main': { type: 'exa', baseUrl: exa.url, apiKey: EXA_KEY, ...provider } },
-      search: { chain: ['exa-main'] },
-      cache: { enabled: false },
-      retry: { retries: 0 },
-    },
-    now ? { now } : {},
-  );
-  t.teardown(async () => {
-    await gateway.close();
-    await exa.close();
-  });
+  const gateway = await searchGateway(t, exa, 'exa-main', { type: 'exa', baseUrl: exa.url, apiKey: EXA_KEY, ...provider }, now ? { now } : {});
   return { exa, gateway };
 }
-
-const searchPath = (request: { url: string }) => new URL(request.url, 'http://x').pathname;
 
 test('snippet mode: the documented request, with highlights as snippets and publishedDate as datePublished', async (t) => {
   const { exa, gateway } = await setup(t);
@@ -33,7 +21,7 @@ test('snippet mode: the documented request, with highlights as snippets and publ
   t.is(exa.requests.length, 1);
   const [request] = exa.requests;
   t.is(request!.method, 'POST');
-  t.is(searchPath(request!), '/search');
+  t.is(pathOf(request!), '/search');
   t.is(request!.headers['x-api-key'], EXA_KEY);
   t.is(request!.headers.authorization, undefined);
   // Exa has no language parameter: nothing language-like is invented.
@@ -157,28 +145,22 @@ test('category, userLocation and search type come from the provider config', asy
   t.is(sent.userLocation, 'US');
 });
 
-const FAILURES: Array<{ failure: ExaFailure | 'wrong_key'; status: number; retryAfter?: string; mentions: RegExp }> = [
-  { failure: 'wrong_key', status: 502, mentions: /exa-main: HTTP 401/ },
-  { failure: 'rate_limited', status: 503, retryAfter: '7', mentions: /exa-main: HTTP 429/ },
-  { failure: 'no_credits', status: 503, mentions: /exa-main: HTTP 402: You have run out of credits/ },
-  { failure: 'server_error', status: 502, mentions: /exa-main: HTTP 500/ },
-  { failure: 'malformed', status: 502, mentions: /exa-main: reply is not JSON/ },
-  { failure: 'wrong_shape', status: 502, mentions: /exa-main: reply has no results array/ },
-  { failure: 'stall', status: 504, mentions: /exa-main/ },
+const WRONG_KEY = 'exa-wrong-key-0000';
+
+const FAILURES: Array<FailureCase<ExaFailure | 'wrong_key'>> = [
+  { failure: 'wrong_key', options: { apiKey: WRONG_KEY }, status: 502, kind: 'auth', mentions: /exa-main: HTTP 401/ },
+  { failure: 'rate_limited', status: 503, kind: 'rate_limited', retryAfter: '7', mentions: /exa-main: HTTP 429/ },
+  { failure: 'no_credits', status: 503, kind: 'quota', mentions: /exa-main: HTTP 402: You have run out of credits/ },
+  { failure: 'server_error', status: 502, kind: 'unavailable', mentions: /exa-main: HTTP 500/ },
+  { failure: 'malformed', status: 502, kind: 'garbage', mentions: /exa-main: reply is not JSON/ },
+  { failure: 'wrong_shape', status: 502, kind: 'garbage', mentions: /exa-main: reply has no results array/ },
+  { failure: 'stall', options: { timeoutMs: 150 }, status: 504, kind: 'timeout', mentions: /exa-main/ },
 ];
 
-for (const { failure, status, retryAfter, mentions } of FAILURES) {
-  test(`upstream failure ${failure} becomes our ${status}, naming the provider but never the key`, async (t) => {
-    const { exa, gateway } = await setup(t, {
-      provider: { timeoutMs: 150, ...(failure === 'wrong_key' ? { apiKey: 'exa-wrong-key-0000' } : {}) },
-    });
-    if (failure !== 'wrong_key') exa.fail(failure);
-    const response = await gateway.post('/v1/web-search', { query: 'llm' });
-    const body = await expectErrorResponse(t, gateway, response, status);
-    t.regex(body.message, mentions);
-    t.is(response.headers.get('retry-after') ?? undefined, retryAfter);
-    t.false(JSON.stringify(body).includes(EXA_KEY));
-    t.false(gateway.logLines.some((line) => line.includes(EXA_KEY)));
-    t.is(exa.requests.length, 1, 'no retry was configured');
+for (const { failure, options, ...expected } of FAILURES) {
+  test(`upstream failure ${failure} becomes our ${expected.status}, naming the provider but never the key`, async (t) => {
+    const { exa, gateway } = await setup(t, { provider: options });
+    const fail = () => failure !== 'wrong_key' && exa.fail(failure);
+    await expectUpstreamError(t, { ...searchCall(gateway, 'exa-main', 'llm'), secrets: [EXA_KEY, WRONG_KEY], requests: exa.requests, fail }, expected);
   });
 }

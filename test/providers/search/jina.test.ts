@@ -1,29 +1,16 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, expectSearchOk } from '../../helpers/faults.js';
-import { startGateway } from '../../helpers/gateway.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import { searchGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, searchCall, type FailureCase } from '../../helpers/upstream-errors.js';
 import { JINA_CORPUS, JINA_KEY, startFakeJina, type JinaFault, type JinaResult } from '../fakes/jina.js';
-
-/** A config entry without the keys a test unset (`apiKey: undefined`: no key at all). */
-const definedOnly = (entry: Record<string, unknown>) => Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined));
+import { pathOf } from '../fakes/vendor-fake.js';
 
 async function setup(
   t: ExecutionContext,
   { provider = {}, corpus, now }: { provider?: Record<string, unknown>; corpus?: JinaResult[]; now?: () => number } = {},
 ) {
   const jina = await startFakeJina(corpus ? { corpus } : {});
-  const gateway = await startGateway(
-    {
-      providers: { jina: definedOnly({ type: 'jina', searchBaseUrl: jina.searchBaseUrl, apiKey: JINA_KEY, ...provider }) },
-      search: { chain: ['jina'] },
-      cache: { enabled: false },
-      retry: { retries: 0 },
-    },
-    now ? { now } : {},
-  );
-  t.teardown(async () => {
-    await gateway.close();
-    await jina.close();
-  });
+  const gateway = await searchGateway(t, jina, 'jina', { type: 'jina', searchBaseUrl: jina.searchBaseUrl, apiKey: JINA_KEY, ...provider }, now ? { now } : {});
   return { jina, gateway };
 }
 
@@ -54,7 +41,7 @@ test('snippet mode: POST s.jina.ai/ with the key, no-content and SERP parameters
   t.is(jina.requests.length, 1);
   const request = jina.requests[0]!;
   t.is(request.method, 'POST');
-  t.is(new URL(request.url, 'http://x').pathname, '/s/');
+  t.is(pathOf(request), '/s/');
   t.is(request.headers.authorization, `Bearer ${JINA_KEY}`);
   t.is(request.headers.accept, 'application/json');
   t.is(request.headers['x-respond-with'], 'no-content');
@@ -180,30 +167,24 @@ test('a query without hits (Jina answers 422 "No search results available") is a
   t.is(jina.requests.length, 1);
 });
 
-const FAILURES: Array<{ failure: JinaFault | 'wrong_key' | 'no_key'; status: number; retryAfter?: string; mentions: RegExp }> = [
-  { failure: 'wrong_key', status: 502, mentions: /jina: HTTP 401: Invalid API key/ },
-  { failure: 'no_key', status: 502, mentions: /jina: HTTP 401: Authentication is required/ },
-  { failure: 'rate_limited', status: 503, retryAfter: '7', mentions: /jina: HTTP 429: Per UID rate limit exceeded/ },
-  { failure: 'quota', status: 503, mentions: /jina: HTTP 402: Account balance not enough/ },
-  { failure: 'quota_in_200', status: 503, mentions: /jina: envelope code 402: InsufficientBalanceError/ },
-  { failure: 'server_error', status: 502, mentions: /jina: HTTP 500: Search\(web\) failed/ },
-  { failure: 'malformed', status: 502, mentions: /jina: reply is not JSON/ },
-  { failure: 'wrong_shape', status: 502, mentions: /jina: reply has no data array/ },
-  { failure: 'stall', status: 504, mentions: /jina/ },
+const WRONG_KEY = 'jina_wrong_key_000000';
+
+const FAILURES: Array<FailureCase<JinaFault | 'wrong_key' | 'no_key'>> = [
+  { failure: 'wrong_key', options: { apiKey: WRONG_KEY }, status: 502, kind: 'auth', mentions: /jina: HTTP 401: Invalid API key/ },
+  { failure: 'no_key', options: { apiKey: undefined }, status: 502, kind: 'auth', mentions: /jina: HTTP 401: Authentication is required/ },
+  { failure: 'rate_limited', status: 503, kind: 'rate_limited', retryAfter: '7', mentions: /jina: HTTP 429: Per UID rate limit exceeded/ },
+  { failure: 'quota', status: 503, kind: 'quota', mentions: /jina: HTTP 402: Account balance not enough/ },
+  { failure: 'quota_in_200', status: 503, kind: 'quota', mentions: /jina: envelope code 402: InsufficientBalanceError/ },
+  { failure: 'server_error', status: 502, kind: 'unavailable', mentions: /jina: HTTP 500: Search\(web\) failed/ },
+  { failure: 'malformed', status: 502, kind: 'garbage', mentions: /jina: reply is not JSON/ },
+  { failure: 'wrong_shape', status: 502, kind: 'garbage', mentions: /jina: reply has no data array/ },
+  { failure: 'stall', options: { timeoutMs: 150 }, status: 504, kind: 'timeout', mentions: /jina/ },
 ];
 
-for (const { failure, status, retryAfter, mentions } of FAILURES) {
-  test(`search failure ${failure} becomes our ${status}, naming the provider but never the key`, async (t) => {
-    const key = failure === 'wrong_key' ? { apiKey: 'jina_wrong_key_000000' } : failure === 'no_key' ? { apiKey: undefined } : {};
-    // Only the stall needs a short timeout: a loaded machine may take longer than that to answer.
-    const { jina, gateway } = await setup(t, { provider: { ...(failure === 'stall' ? { timeoutMs: 150 } : {}), ...key } });
-    if (failure !== 'wrong_key' && failure !== 'no_key') jina.fail(failure);
-    const response = await gateway.post('/v1/web-search', { query: 'lilium' });
-    const body = await expectErrorResponse(t, gateway, response, status);
-    t.regex(body.message, mentions);
-    t.is(response.headers.get('retry-after') ?? undefined, retryAfter);
-    t.false(JSON.stringify(body).includes(JINA_KEY));
-    t.false(gateway.logLines.some((line) => line.includes(JINA_KEY)));
-    t.is(jina.requests.length, 1, 'no retry was configured');
+for (const { failure, options, ...expected } of FAILURES) {
+  test(`search failure ${failure} becomes our ${expected.status}, naming the provider but never the key`, async (t) => {
+    const { jina, gateway } = await setup(t, { provider: options });
+    const fail = () => failure !== 'wrong_key' && failure !== 'no_key' && jina.fail(failure);
+    await expectUpstreamError(t, { ...searchCall(gateway, 'jina', 'lilium'), secrets: [JINA_KEY, WRONG_KEY], requests: jina.requests, fail }, expected);
   });
 }

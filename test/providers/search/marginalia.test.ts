@@ -1,9 +1,13 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, expectSearchOk, metricValue } from '../../helpers/faults.js';
-import { startGateway } from '../../helpers/gateway.js';
-import { startFakeMarginalia, type MarginaliaDoc } from '../fakes/marginalia.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import type { RunningGateway } from '../../helpers/gateway.js';
+import { searchGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, searchCall, type ExpectedError } from '../../helpers/upstream-errors.js';
+import { startFakeMarginalia, type FakeMarginalia, type MarginaliaDoc, type MarginaliaMode } from '../fakes/marginalia.js';
+import { pathOf, queryOf } from '../fakes/vendor-fake.js';
 
 const KEY = 'mk-live-5b2e8f7d0c';
+const REVOKED_KEY = 'mk-revoked-99aa11';
 const SITES = ['a.example', 'blog.b.example', 'c.example'];
 
 /** 30 documents spread over three sites in turn. */
@@ -15,20 +19,13 @@ const CORPUS: MarginaliaDoc[] = Array.from({ length: 30 }, (_, i) => ({
 
 async function setup(t: ExecutionContext, providerOptions: Record<string, unknown> = { apiKey: KEY }, fakeOptions: { corpus?: MarginaliaDoc[]; pageFields?: boolean } = {}) {
   const fake = await startFakeMarginalia({ corpus: fakeOptions.corpus ?? CORPUS, keys: ['public', KEY], ...(fakeOptions.pageFields === undefined ? {} : { pageFields: fakeOptions.pageFields }) });
-  const gateway = await startGateway({
-    providers: { mg: { type: 'marginalia', baseUrl: fake.url, ...providerOptions } },
-    search: { chain: ['mg'] },
-    cache: { enabled: false },
-    retry: { retries: 0 },
-  });
-  t.teardown(async () => {
-    await gateway.close();
-    await fake.close();
-  });
+  const gateway = await searchGateway(t, fake, 'mg', { type: 'marginalia', baseUrl: fake.url, ...providerOptions });
   return { fake, gateway };
 }
 
-const params = (url: string) => Object.fromEntries(new URL(url, 'http://x').searchParams);
+/** A search that Marginalia answers in `mode` ('ok': as the setup makes it fail), held to the error contract. */
+const failing = (t: ExecutionContext, { fake, gateway }: { fake: FakeMarginalia; gateway: RunningGateway }, mode: MarginaliaMode, expected: ExpectedError) =>
+  expectUpstreamError(t, { ...searchCall(gateway, 'mg', 'q'), secrets: [KEY, REVOKED_KEY], requests: fake.requests, fail: () => (fake.state.mode = mode) }, expected);
 
 test('the request: GET /search with the key in API-Key, count, a 1-based page, site: terms and the configured options', async (t) => {
   const { fake, gateway } = await setup(t, { apiKey: KEY, language: 'en-GB', resultsPerDomain: 3, nsfw: 0, filter: 'small-web' });
@@ -38,9 +35,9 @@ test('the request: GET /search with the key in API-Key, count, a 1-based page, s
   );
   const [request] = fake.requests;
   t.is(request!.method, 'GET');
-  t.is(new URL(request!.url, 'http://x').pathname, '/search');
+  t.is(pathOf(request!), '/search');
   t.is(request!.headers['api-key'], KEY);
-  t.deepEqual(params(request!.url), {
+  t.deepEqual(queryOf(request!), {
     query: 'linear b site:a.example -site:c.example',
     count: '7',
     page: '1',
@@ -62,7 +59,7 @@ test('without an apiKey the shared key "public" is sent', async (t) => {
   const { fake, gateway } = await setup(t, {});
   await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'json api' }));
   t.is(fake.requests[0]!.headers['api-key'], 'public');
-  t.false('lang' in params(fake.requests[0]!.url));
+  t.false('lang' in queryOf(fake.requests[0]!));
 });
 
 test('several included sites are filtered by the gateway while it pages on with page=2 until count is reached', async (t) => {
@@ -78,9 +75,9 @@ test('several included sites are filtered by the gateway while it pages on with 
       .map((doc) => doc.url),
   );
   // No OR in Marginalia's syntax: the query goes out without site: terms.
-  t.true(fake.requests.every((request) => params(request.url).query === 'post'));
+  t.true(fake.requests.every((request) => queryOf(request).query === 'post'));
   t.deepEqual(
-    fake.requests.map((request) => [params(request.url).page, params(request.url).count]),
+    fake.requests.map((request) => [queryOf(request).page, queryOf(request).count]),
     [
       ['1', '15'],
       ['2', '15'],
@@ -103,15 +100,11 @@ test('freshness is not native: the results carry no date, so a freshness filter 
   const body = (await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'post', count: 5, freshness: 'oneWeek' }))) as any;
   t.deepEqual(body.data.webPages.value, []);
   t.true(body.data.webPages.someResultsRemoved);
-  t.false(/year/.test(params(fake.requests[0]!.url).query ?? ''));
+  t.false(/year/.test(queryOf(fake.requests[0]!).query ?? ''));
 });
 
 test('an unknown key (401) is a 502 that never shows the key', async (t) => {
-  const { gateway } = await setup(t, { apiKey: 'mk-revoked-99aa11' });
-  const body = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  t.regex(body.message, /mg/);
-  t.regex(body.message, /401/);
-  t.false(JSON.stringify(body).includes('mk-revoked-99aa11'));
+  await failing(t, await setup(t, { apiKey: REVOKED_KEY }), 'ok', { status: 502, kind: 'auth', mentions: /401/ });
 });
 
 test('the per-minute limit (429 QPM) and a used-up daily allowance (429 Daily Limit) are both 503', async (t) => {
@@ -119,25 +112,14 @@ test('the per-minute limit (429 QPM) and a used-up daily allowance (429 Daily Li
     ['qpm', 'rate_limited', /QPM Limit Exceeded/],
     ['daily', 'quota', /Daily Limit Exceeded/],
   ] as const) {
-    const { fake, gateway } = await setup(t);
-    fake.state.mode = mode;
-    const body = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 503);
-    t.regex(body.message, said);
-    t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'mg', outcome: kind }), 1, `${mode} is ${kind}`);
-    t.false(JSON.stringify(body).includes(KEY));
+    await failing(t, await setup(t), mode, { status: 503, kind, mentions: said });
   }
 });
 
 test('a failed query (500), an index timeout (504) and a malformed reply are 502; a stall is 504', async (t) => {
-  const { fake, gateway } = await setup(t);
-  for (const mode of ['query-failed', 'index-timeout'] as const) {
-    fake.state.mode = mode;
-    await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  }
-  fake.state.mode = 'malformed';
-  const garbage = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  t.regex(garbage.message, /results/);
-  const stalled = await setup(t, { apiKey: KEY, timeoutMs: 300 });
-  stalled.fake.state.mode = 'stall';
-  await expectErrorResponse(t, stalled.gateway, await stalled.gateway.post('/v1/web-search', { query: 'q' }), 504);
+  const marginalia = await setup(t);
+  await failing(t, marginalia, 'query-failed', { status: 502, kind: 'unavailable' });
+  await failing(t, marginalia, 'index-timeout', { status: 502, kind: 'unavailable' });
+  await failing(t, marginalia, 'malformed', { status: 502, kind: 'garbage', mentions: /results/ });
+  await failing(t, await setup(t, { apiKey: KEY, timeoutMs: 300 }), 'stall', { status: 504, kind: 'timeout' });
 });

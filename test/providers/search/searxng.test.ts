@@ -1,10 +1,14 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, expectSearchOk, metricValue } from '../../helpers/faults.js';
-import { startGateway } from '../../helpers/gateway.js';
-import { startFakeSearxng, type SearxngDoc } from '../fakes/searxng.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import type { RunningGateway } from '../../helpers/gateway.js';
+import { searchGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, searchCall, type ExpectedError } from '../../helpers/upstream-errors.js';
+import { startFakeSearxng, type FakeSearxng, type SearxngDoc, type SearxngMode } from '../fakes/searxng.js';
+import { pathOf, queryOf } from '../fakes/vendor-fake.js';
 
 const NOW = Date.parse('2026-03-20T12:00:00Z');
 const PROXY_KEY = 'proxy-secret-4f1c9a';
+const WRONG_PROXY_KEY = 'wrong-proxy-key-77';
 
 /** 25 documents, one per day back from 2026-03-19, on two sites. */
 const CORPUS: SearxngDoc[] = Array.from({ length: 25 }, (_, i) => ({
@@ -16,23 +20,13 @@ const CORPUS: SearxngDoc[] = Array.from({ length: 25 }, (_, i) => ({
 
 async function setup(t: ExecutionContext, providerOptions: Record<string, unknown> = {}, fakeOptions: { pageSize?: number; requiredAuthorization?: string } = {}) {
   const fake = await startFakeSearxng({ corpus: CORPUS, ...fakeOptions });
-  const gateway = await startGateway(
-    {
-      providers: { sx: { type: 'searxng', baseUrl: fake.url, ...providerOptions } },
-      search: { chain: ['sx'] },
-      cache: { enabled: false },
-      retry: { retries: 0 },
-    },
-    { now: () => NOW },
-  );
-  t.teardown(async () => {
-    await gateway.close();
-    await fake.close();
-  });
+  const gateway = await searchGateway(t, fake, 'sx', { type: 'searxng', baseUrl: fake.url, ...providerOptions }, { now: () => NOW });
   return { fake, gateway };
 }
 
-const params = (url: string) => Object.fromEntries(new URL(url, 'http://x').searchParams);
+/** A search that SearXNG answers in `mode` ('ok': as the setup makes it fail), held to the error contract. */
+const failing = (t: ExecutionContext, { fake, gateway }: { fake: FakeSearxng; gateway: RunningGateway }, mode: SearxngMode, expected: ExpectedError) =>
+  expectUpstreamError(t, { ...searchCall(gateway, 'sx', 'q'), secrets: [PROXY_KEY, WRONG_PROXY_KEY], requests: fake.requests, fail: () => (fake.state.mode = mode) }, expected);
 
 test('the request: GET /search with format=json, site: operators, pageno, a preset as time_range, language, categories, safesearch and proxy credentials', async (t) => {
   const { fake, gateway } = await setup(t, { apiKey: PROXY_KEY, headers: { 'x-forwarded-user': 'searchgate' }, safesearch: 1 }, { requiredAuthorization: `Bearer ${PROXY_KEY}` });
@@ -49,8 +43,8 @@ test('the request: GET /search with format=json, site: operators, pageno, a pres
   );
   const [request] = fake.requests;
   t.is(request!.method, 'GET');
-  t.is(new URL(request!.url, 'http://x').pathname, '/search');
-  t.deepEqual(params(request!.url), {
+  t.is(pathOf(request!), '/search');
+  t.deepEqual(queryOf(request!), {
     q: 'rust async (site:alpha.example OR site:beta.example) -site:docs.beta.example',
     format: 'json',
     pageno: '1',
@@ -68,10 +62,10 @@ test('presets map to day/week/month/year; a date range sends the shortest coveri
   const { fake, gateway } = await setup(t, { language: 'de', engines: 'google,bing' });
   for (const [freshness, timeRange] of [['oneDay', 'day'], ['oneMonth', 'month'], ['oneYear', 'year']]) {
     await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'q', freshness }));
-    t.is(params(fake.requests.at(-1)!.url).time_range, timeRange);
+    t.is(queryOf(fake.requests.at(-1)!).time_range, timeRange);
   }
   const body = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'q', count: 10, freshness: '2026-03-10..2026-03-15' }));
-  const sent = params(fake.requests.at(-1)!.url);
+  const sent = queryOf(fake.requests.at(-1)!);
   t.is(sent.time_range, 'month', 'the range starts 10 days back: a week is too short, a month holds it');
   // The request named no language, so the configured default applies; engines replace categories.
   t.is(sent.language, 'de');
@@ -86,7 +80,7 @@ test('presets map to day/week/month/year; a date range sends the shortest coveri
   t.is(value[0]!.datePublished, '2026-03-15T08:30:00.000Z');
   // A range reaching back beyond a year gets no time_range at all.
   await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'q', freshness: '2024-01-01..2024-02-01' }));
-  t.false('time_range' in params(fake.requests.at(-1)!.url));
+  t.false('time_range' in queryOf(fake.requests.at(-1)!));
 });
 
 test('the reply maps to names, urls, snippets and ISO dates; count is honoured by paging pageno 1, 2, 3', async (t) => {
@@ -107,7 +101,7 @@ test('the reply maps to names, urls, snippets and ISO dates; count is honoured b
   });
   t.false('datePublished' in value[3]!, 'a null publishedDate gives no date');
   t.deepEqual(
-    fake.requests.map((request) => params(request.url).pageno),
+    fake.requests.map((request) => queryOf(request).pageno),
     ['1', '2', '3'],
   );
 
@@ -116,66 +110,42 @@ test('the reply maps to names, urls, snippets and ISO dates; count is honoured b
   const all = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'paging', count: 40 }));
   t.is(all.data.webPages.value.length, 25);
   t.deepEqual(
-    fake.requests.map((request) => params(request.url).pageno),
+    fake.requests.map((request) => queryOf(request).pageno),
     ['1', '2', '3', '4'],
   );
 });
 
 test('JSON output disabled (403) is a 502 telling the operator to add json to search.formats', async (t) => {
-  const { fake, gateway } = await setup(t);
-  fake.state.mode = 'json-disabled';
-  const body = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  t.regex(body.message, /JSON output is disabled on this SearXNG instance: add json to search\.formats in settings\.yml/);
+  const mentions = /JSON output is disabled on this SearXNG instance: add json to search\.formats in settings\.yml/;
+  const { body } = await failing(t, await setup(t), 'json-disabled', { status: 502, kind: 'auth', mentions });
   t.notRegex(body.message, /proxy/, 'no proxy is configured, so no proxy hint');
-  t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'sx', outcome: 'auth' }), 1);
 });
 
 test('no results while every engine is rate-limited or CAPTCHA-blocked is a 503, not an empty 200', async (t) => {
-  const { fake, gateway } = await setup(t);
-  fake.state.mode = 'blind-rate-limited';
-  const body = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 503);
-  t.regex(body.message, /brave: Suspended: too many requests/);
-  t.regex(body.message, /duckduckgo: CAPTCHA/);
-  t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'sx', outcome: 'rate_limited' }), 1);
+  await failing(t, await setup(t), 'blind-rate-limited', { status: 503, kind: 'rate_limited', mentions: [/brave: Suspended: too many requests/, /duckduckgo: CAPTCHA/] });
 });
 
 test('no results because every engine timed out is a 502; no results with healthy engines is an empty 200', async (t) => {
-  const { fake, gateway } = await setup(t);
-  fake.state.mode = 'blind-timeout';
-  const body = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  t.regex(body.message, /bing: timeout/);
-  t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'sx', outcome: 'unavailable' }), 1);
+  const searxng = await setup(t);
+  await failing(t, searxng, 'blind-timeout', { status: 502, kind: 'unavailable', mentions: /bing: timeout/ });
 
-  fake.state.mode = 'empty-healthy';
-  const empty = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'nothing at all' }));
+  searxng.fake.state.mode = 'empty-healthy';
+  const empty = await expectSearchOk(t, await searxng.gateway.post('/v1/web-search', { query: 'nothing at all' }));
   t.deepEqual(empty.data.webPages.value, []);
 });
 
 test("the limiter's 429 is a 503 naming the fix", async (t) => {
-  const { fake, gateway } = await setup(t);
-  fake.state.mode = 'limiter';
-  const body = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 503);
-  t.regex(body.message, /limiter/);
-  t.regex(body.message, /pass_ip/);
+  await failing(t, await setup(t), 'limiter', { status: 503, kind: 'rate_limited', mentions: [/limiter/, /pass_ip/] });
 });
 
 test('5xx and malformed replies are 502, a stalled instance 504', async (t) => {
-  const { fake, gateway } = await setup(t);
-  fake.state.mode = 'server-error';
-  await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  fake.state.mode = 'malformed';
-  const garbage = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  t.regex(garbage.message, /not JSON/);
-  const stalled = await setup(t, { timeoutMs: 300 });
-  stalled.fake.state.mode = 'stall';
-  await expectErrorResponse(t, stalled.gateway, await stalled.gateway.post('/v1/web-search', { query: 'q' }), 504);
+  const searxng = await setup(t);
+  await failing(t, searxng, 'server-error', { status: 502, kind: 'unavailable' });
+  await failing(t, searxng, 'malformed', { status: 502, kind: 'garbage', mentions: /not JSON/ });
+  await failing(t, await setup(t, { timeoutMs: 300 }), 'stall', { status: 504, kind: 'timeout' });
 });
 
 test("an authenticating proxy's refusal is a 502 that never shows the key", async (t) => {
-  const { gateway } = await setup(t, { apiKey: 'wrong-proxy-key-77' }, { requiredAuthorization: `Bearer ${PROXY_KEY}` });
-  const response = await gateway.post('/v1/web-search', { query: 'q' });
-  const body = await expectErrorResponse(t, gateway, response, 502);
-  t.regex(body.message, /sx/);
-  t.false(JSON.stringify(body).includes('wrong-proxy-key-77'));
-  t.false(JSON.stringify(body).includes(PROXY_KEY));
+  const refused = await setup(t, { apiKey: WRONG_PROXY_KEY }, { requiredAuthorization: `Bearer ${PROXY_KEY}` });
+  await failing(t, refused, 'ok', { status: 502, kind: 'auth' });
 });

@@ -1,26 +1,16 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, expectSearchOk } from '../../helpers/faults.js';
-import { startGateway } from '../../helpers/gateway.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import { searchGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, searchCall, type FailureCase } from '../../helpers/upstream-errors.js';
 import { TAVILY_DOCUMENTS, TAVILY_KEY, startFakeTavily, type TavilyDocument, type TavilyFailure } from '../fakes/tavily.js';
+import { pathOf } from '../fakes/vendor-fake.js';
 
 async function setup(
   t: ExecutionContext,
   { provider = {}, corpus, now }: { provider?: Record<string, unknown>; corpus?: TavilyDocument[]; now?: () => number } = {},
 ) {
   const tavily = await startFakeTavily({ ...(corpus ? { corpus } : {}), ...(now ? { now } : {}) });
-  const gateway = await startGateway(
-    {
-      providers: { 'tavily-main': { type: 'tavily', baseUrl: tavily.url, apiKey: TAVILY_KEY, ...provider } },
-      search: { chain: ['tavily-main'] },
-      cache: { enabled: false },
-      retry: { retries: 0 },
-    },
-    now ? { now } : {},
-  );
-  t.teardown(async () => {
-    await gateway.close();
-    await tavily.close();
-  });
+  const gateway = await searchGateway(t, tavily, 'tavily-main', { type: 'tavily', baseUrl: tavily.url, apiKey: TAVILY_KEY, ...provider }, now ? { now } : {});
   return { tavily, gateway };
 }
 
@@ -31,7 +21,7 @@ test('snippet mode: the documented request with a Bearer key; content becomes th
   t.is(tavily.requests.length, 1);
   const [request] = tavily.requests;
   t.is(request!.method, 'POST');
-  t.is(new URL(request!.url, 'http://x').pathname, '/search');
+  t.is(pathOf(request!), '/search');
   t.is(request!.headers.authorization, `Bearer ${TAVILY_KEY}`);
   // Tavily documents no language parameter: nothing language-like is invented.
   t.deepEqual(request!.body, {
@@ -133,28 +123,22 @@ test('count: one call, max_results capped at Tavily’s 20 (no offset to page wi
   );
 });
 
-const FAILURES: Array<{ failure: TavilyFailure | 'wrong_key'; status: number; retryAfter?: string; mentions: RegExp }> = [
-  { failure: 'wrong_key', status: 502, mentions: /tavily-main: HTTP 401: .*missing or invalid API key/ },
-  { failure: 'rate_limited', status: 503, retryAfter: '9', mentions: /tavily-main: HTTP 429/ },
-  { failure: 'plan_limit', status: 503, mentions: /tavily-main: HTTP 432: .*exceeds your plan's set usage limit/ },
-  { failure: 'pay_as_you_go_limit', status: 503, mentions: /tavily-main: HTTP 433: .*pay-as-you-go limit/ },
-  { failure: 'server_error', status: 502, mentions: /tavily-main: HTTP 500/ },
-  { failure: 'malformed', status: 502, mentions: /tavily-main: reply is not JSON/ },
-  { failure: 'stall', status: 504, mentions: /tavily-main/ },
+const WRONG_KEY = 'tvly-wrong-key-0000';
+
+const FAILURES: Array<FailureCase<TavilyFailure | 'wrong_key'>> = [
+  { failure: 'wrong_key', options: { apiKey: WRONG_KEY }, status: 502, kind: 'auth', mentions: /tavily-main: HTTP 401: .*missing or invalid API key/ },
+  { failure: 'rate_limited', status: 503, kind: 'rate_limited', retryAfter: '9', mentions: /tavily-main: HTTP 429/ },
+  { failure: 'plan_limit', status: 503, kind: 'quota', mentions: /tavily-main: HTTP 432: .*exceeds your plan's set usage limit/ },
+  { failure: 'pay_as_you_go_limit', status: 503, kind: 'quota', mentions: /tavily-main: HTTP 433: .*pay-as-you-go limit/ },
+  { failure: 'server_error', status: 502, kind: 'unavailable', mentions: /tavily-main: HTTP 500/ },
+  { failure: 'malformed', status: 502, kind: 'garbage', mentions: /tavily-main: reply is not JSON/ },
+  { failure: 'stall', options: { timeoutMs: 150 }, status: 504, kind: 'timeout', mentions: /tavily-main/ },
 ];
 
-for (const { failure, status, retryAfter, mentions } of FAILURES) {
-  test(`upstream failure ${failure} becomes our ${status}, naming the provider but never the key`, async (t) => {
-    const { tavily, gateway } = await setup(t, {
-      provider: { timeoutMs: 150, ...(failure === 'wrong_key' ? { apiKey: 'tvly-wrong-key-0000' } : {}) },
-    });
-    if (failure !== 'wrong_key') tavily.fail(failure);
-    const response = await gateway.post('/v1/web-search', { query: 'messi' });
-    const body = await expectErrorResponse(t, gateway, response, status);
-    t.regex(body.message, mentions);
-    t.is(response.headers.get('retry-after') ?? undefined, retryAfter);
-    t.false(JSON.stringify(body).includes(TAVILY_KEY));
-    t.false(gateway.logLines.some((line) => line.includes(TAVILY_KEY)));
-    t.is(tavily.requests.length, 1, 'no retry was configured');
+for (const { failure, options, ...expected } of FAILURES) {
+  test(`upstream failure ${failure} becomes our ${expected.status}, naming the provider but never the key`, async (t) => {
+    const { tavily, gateway } = await setup(t, { provider: options });
+    const fail = () => failure !== 'wrong_key' && tavily.fail(failure);
+    await expectUpstreamError(t, { ...searchCall(gateway, 'tavily-main', 'messi'), secrets: [TAVILY_KEY, WRONG_KEY], requests: tavily.requests, fail }, expected);
   });
 }

@@ -1,7 +1,10 @@
 import test, { type ExecutionContext } from 'ava';
-import { expectErrorResponse, expectSearchOk, metricValue } from '../../helpers/faults.js';
-import { startGateway } from '../../helpers/gateway.js';
-import { MANDELA_PAGES, startFakeWikipedia, type WikiPage, type WikipediaMode } from '../fakes/wikipedia.js';
+import { expectSearchOk } from '../../helpers/faults.js';
+import type { RunningGateway } from '../../helpers/gateway.js';
+import { searchGateway } from '../../helpers/provider-gateways.js';
+import { expectUpstreamError, searchCall, type ExpectedError } from '../../helpers/upstream-errors.js';
+import { MANDELA_PAGES, startFakeWikipedia, type FakeWikipedia, type WikiPage, type WikipediaMode } from '../fakes/wikipedia.js';
+import { pathOf, queryOf } from '../fakes/vendor-fake.js';
 
 const NOW = Date.parse('2026-03-20T12:00:00Z');
 
@@ -29,32 +32,21 @@ const CORPORA = {
 
 async function setup(t: ExecutionContext, providerOptions: (url: string) => Record<string, unknown> = (url) => ({ baseUrl: `${url}/{language}` }), corpora: Record<string, WikiPage[]> = CORPORA) {
   const fake = await startFakeWikipedia({ corpora });
-  const gateway = await startGateway(
-    {
-      providers: { wiki: { type: 'wikipedia', ...providerOptions(fake.url) } },
-      search: { chain: ['wiki'] },
-      cache: { enabled: false },
-      retry: { retries: 0 },
-    },
-    { now: () => NOW },
-  );
-  t.teardown(async () => {
-    await gateway.close();
-    await fake.close();
-  });
+  const gateway = await searchGateway(t, fake, 'wiki', { type: 'wikipedia', ...providerOptions(fake.url) }, { now: () => NOW });
   return { fake, gateway };
 }
 
-const params = (url: string) => Object.fromEntries(new URL(url, 'http://x').searchParams);
-const path = (url: string) => new URL(url, 'http://x').pathname;
+/** A search that Wikipedia answers in `mode` ('ok': as the setup makes it fail), held to the error contract. */
+const failing = (t: ExecutionContext, { fake, gateway }: { fake: FakeWikipedia; gateway: RunningGateway }, mode: WikipediaMode, expected: ExpectedError) =>
+  expectUpstreamError(t, { ...searchCall(gateway, 'wiki', 'q'), secrets: [], requests: fake.requests, fail: () => (fake.state.mode = mode) }, expected);
 
 test('the request: list=search on the language wiki with srlimit, sroffset, srprop, formatversion=2 and a searchgate User-Agent', async (t) => {
   const { fake, gateway } = await setup(t);
   await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'Nelson Mandela', count: 4 }));
   const [request] = fake.requests;
   t.is(request!.method, 'GET');
-  t.is(path(request!.url), '/en/w/api.php');
-  t.deepEqual(params(request!.url), {
+  t.is(pathOf(request!), '/en/w/api.php');
+  t.deepEqual(queryOf(request!), {
     action: 'query',
     format: 'json',
     formatversion: '2',
@@ -97,13 +89,13 @@ test("the request's language picks the wiki, the language option is the default,
   ];
   for (const [language, wiki] of cases) {
     const body = (await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'Mandela', ...(language ? { language } : {}) }))) as any;
-    t.is(path(fake.requests.at(-1)!.url), `/${wiki}/w/api.php`);
+    t.is(pathOf(fake.requests.at(-1)!), `/${wiki}/w/api.php`);
     t.true(body.data.webPages.value[0].url.startsWith(`${fake.url}/${wiki}/wiki/`));
   }
 
   const fixed = await setup(t, (url) => ({ baseUrl: url, articlePath: '/index.php?title=$1' }), { '': MANDELA_PAGES });
   const body = (await expectSearchOk(t, await fixed.gateway.post('/v1/web-search', { query: 'Mandela', language: 'de', count: 1 }))) as any;
-  t.is(path(fixed.fake.requests[0]!.url), '/w/api.php');
+  t.is(pathOf(fixed.fake.requests[0]!), '/w/api.php');
   t.is(body.data.webPages.value[0].url, `${fixed.fake.url}/index.php?title=Nelson_Mandela`);
 });
 
@@ -118,7 +110,7 @@ test('count is honoured by paging with sroffset while continue says more exist, 
     Array.from({ length: 30 }, (_, i) => `Topic ${i * 2}`),
   );
   t.deepEqual(
-    fake.requests.map((request) => [params(request.url).sroffset, params(request.url).srlimit]),
+    fake.requests.map((request) => [queryOf(request).sroffset, queryOf(request).srlimit]),
     [
       ['0', '50'],
       ['50', '50'],
@@ -152,9 +144,9 @@ test('text mode fetches each article as plain text through TextExtracts, one pag
     MANDELA_PAGES.slice(0, 2).map((p) => [...p.extract].slice(0, 60).join('')),
   );
   t.true(value.every((r) => !('snippet' in r)));
-  const extractRequests = fake.requests.filter((request) => params(request.url).prop === 'extracts');
+  const extractRequests = fake.requests.filter((request) => queryOf(request).prop === 'extracts');
   t.deepEqual(
-    extractRequests.map((request) => params(request.url)).sort((a, b) => a.pageids!.localeCompare(b.pageids!)),
+    extractRequests.map((request) => queryOf(request)).sort((a, b) => a.pageids!.localeCompare(b.pageids!)),
     ['21492751', '41284488'].map((pageids) => ({ action: 'query', format: 'json', formatversion: '2', prop: 'extracts', explaintext: '1', exsectionformat: 'plain', pageids })).sort((a, b) => a.pageids.localeCompare(b.pageids)),
   );
 
@@ -175,32 +167,18 @@ test('errors in a 200 reply are classified: ratelimited is 503; maxlag and inter
     ['internal-error', 502, 'unavailable', /internal_api_error_DBQueryError/],
   ];
   for (const [mode, status, kind, message] of cases) {
-    const { fake, gateway } = await setup(t);
-    fake.state.mode = mode;
-    const body = await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), status);
-    t.regex(body.message, message);
-    t.is(await metricValue(gateway, 'searchgate_upstream_requests_total', { provider: 'wiki', outcome: kind }), 1, mode);
+    await failing(t, await setup(t), mode, { status, kind, mentions: message });
   }
 });
 
 test("Wikimedia's edge 429 is a 503 with its Retry-After; HTTP 503, a non-JSON reply and a refused User-Agent are 502; a stall is 504", async (t) => {
-  const limited = await setup(t);
-  limited.fake.state.mode = 'edge-429';
-  const response = await limited.gateway.post('/v1/web-search', { query: 'q' });
-  await expectErrorResponse(t, limited.gateway, response, 503);
-  t.is(response.headers.get('retry-after'), '2');
-
-  for (const mode of ['http-503', 'malformed'] as const) {
-    const { fake, gateway } = await setup(t);
-    fake.state.mode = mode;
-    await expectErrorResponse(t, gateway, await gateway.post('/v1/web-search', { query: 'q' }), 502);
-  }
+  await failing(t, await setup(t), 'edge-429', { status: 503, kind: 'rate_limited', retryAfter: '2' });
+  await failing(t, await setup(t), 'http-503', { status: 502, kind: 'unavailable' });
+  await failing(t, await setup(t), 'malformed', { status: 502, kind: 'garbage' });
 
   const refused = await setup(t, (url) => ({ baseUrl: `${url}/{language}`, userAgent: 'python-requests/2.31' }));
-  const body = await expectErrorResponse(t, refused.gateway, await refused.gateway.post('/v1/web-search', { query: 'q' }), 502);
-  t.regex(body.message, /HTTP 403: Please set a user-agent/);
+  await failing(t, refused, 'ok', { status: 502, kind: 'auth', mentions: /HTTP 403: Please set a user-agent/ });
 
   const stalled = await setup(t, (url) => ({ baseUrl: `${url}/{language}`, timeoutMs: 300 }));
-  stalled.fake.state.mode = 'stall';
-  await expectErrorResponse(t, stalled.gateway, await stalled.gateway.post('/v1/web-search', { query: 'q' }), 504);
+  await failing(t, stalled, 'stall', { status: 504, kind: 'timeout' });
 });

@@ -91,23 +91,19 @@ export class ProviderHealth {
    */
   admit(): Admission {
     const now = this.now();
-    if (this.pausedUntil > now) return { admitted: false, reason: this.pauseReason, retryAfterMs: this.pausedUntil - now };
-    if (this.state === 'open') {
-      if (now < this.openUntil) return { admitted: false, reason: 'circuit_open', retryAfterMs: this.openUntil - now };
-      this.transition('half_open');
-    }
-    if (this.state === 'half_open') {
-      if (this.probeLeaseUntil > now) return { admitted: false, reason: 'probing', retryAfterMs: this.probeLeaseUntil - now };
-      const lease = now + PROBE_LEASE_MS;
-      this.probeLeaseUntil = lease;
-      return {
-        admitted: true,
-        release: () => {
-          if (this.probeLeaseUntil === lease) this.probeLeaseUntil = 0;
-        },
-      };
-    }
-    return ADMITTED;
+    const refusal = this.refusal(now);
+    if (refusal) return { admitted: false, ...refusal };
+    if (this.state === 'closed') return ADMITTED;
+    // Open past openUntil, or half-open with no probe out: this call is the probe.
+    this.transition('half_open');
+    const lease = now + PROBE_LEASE_MS;
+    this.probeLeaseUntil = lease;
+    return {
+      admitted: true,
+      release: () => {
+        if (this.probeLeaseUntil === lease) this.probeLeaseUntil = 0;
+      },
+    };
   }
 
   /** Whether retrying a failed call still makes sense: not once the circuit has opened or a pause began. */
@@ -155,7 +151,7 @@ export class ProviderHealth {
   snapshot(): HealthSnapshot {
     const now = this.now();
     this.prune(now);
-    const admission = this.peek(now);
+    const admission = this.refusal(now);
     const failed = this.outcomes.filter((outcome) => outcome.failed).length;
     return {
       provider: this.provider,
@@ -170,8 +166,8 @@ export class ProviderHealth {
     };
   }
 
-  /** admit() without side effects, for reports. */
-  private peek(now: number): HealthSnapshot['unavailable'] {
+  /** Why a call may not go to the provider now, and for how long; null when it may. */
+  private refusal(now: number): HealthSnapshot['unavailable'] {
     if (this.pausedUntil > now) return { reason: this.pauseReason, retryAfterMs: this.pausedUntil - now };
     if (this.state === 'open' && now < this.openUntil) return { reason: 'circuit_open', retryAfterMs: this.openUntil - now };
     if (this.state !== 'closed' && this.probeLeaseUntil > now) return { reason: 'probing', retryAfterMs: this.probeLeaseUntil - now };

@@ -15,7 +15,7 @@ import { toIsoUtc } from '../util/dates.js';
 import { isWithinSite } from '../util/domains.js';
 import { displayUrl, hostOf, leadingSentences, truncateCodePoints } from './text.js';
 import { dedupeKey, reciprocalRankFusion } from './fusion.js';
-import { asUpstreamError, chainFailure, type ChainFailure, type UpstreamCaller } from './upstream.js';
+import { chainFailure, type ChainFailure, type UpstreamCaller } from './upstream.js';
 
 /** A result in its final shape, but for its position-dependent id. */
 export interface GatewayResult {
@@ -101,20 +101,8 @@ export class SearchGateway {
     try {
       await Promise.all(
         this.chain.map(async (provider) => {
-          const admission = this.upstream.admit(provider.name, 'search');
-          if (!admission.admitted) {
-            failures.push({ provider: provider.name, skipped: admission.reason, retryAfterMs: admission.retryAfterMs });
-            return;
-          }
-          try {
-            answers.push({ provider: provider.name, collected: await this.collect(provider, request, goal, fanOut) });
-          } catch (error) {
-            const failure = asUpstreamError(error, provider.name, fanOut);
-            failures.push({ provider: provider.name, error: failure });
-            this.logger.warn('upstream failed', { provider: provider.name, operation: 'search', kind: failure.kind, status: failure.status, reason: failure.message });
-          } finally {
-            admission.release();
-          }
+          const answer = await this.upstream.turn(provider.name, 'search', fanOut, failures, () => this.collect(provider, request, goal, fanOut));
+          if (answer) answers.push({ provider: provider.name, collected: answer.value });
         }),
       );
       if (answers.length === 0) throw chainFailure('search', failures, fanOut);

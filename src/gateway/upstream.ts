@@ -61,6 +61,35 @@ export class UpstreamCaller {
   }
 
   /**
+   * One provider's turn in a chain or a fan-out: skipped without a call while its circuit is open or
+   * it has paused us, else `attempt`. A skip or a failure is added to `failures` (and a failure
+   * logged) and yields undefined; the caller decides what the failures mean at our edge.
+   */
+  async turn<T>(
+    provider: string,
+    operation: Operation,
+    deadline: Deadline,
+    failures: ChainFailure[],
+    attempt: () => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
+    const admission = this.admit(provider, operation);
+    if (!admission.admitted) {
+      failures.push({ provider, skipped: admission.reason, retryAfterMs: admission.retryAfterMs });
+      return undefined;
+    }
+    try {
+      return { value: await attempt() };
+    } catch (error) {
+      const failure = asUpstreamError(error, provider, deadline);
+      failures.push({ provider, error: failure });
+      this.logger.warn('upstream failed', { provider, operation, kind: failure.kind, status: failure.status, reason: failure.message });
+      return undefined;
+    } finally {
+      admission.release();
+    }
+  }
+
+  /**
    * Tries each provider in order until one answers, skipping those whose circuit is open or that
    * asked us to wait. A provider that answers with nothing is an answer; only failures fall through.
    */
@@ -74,20 +103,8 @@ export class UpstreamCaller {
     const failures: ChainFailure[] = [];
     for (const provider of chain) {
       if (deadline.expired) break;
-      const admission = this.admit(provider.name, operation);
-      if (!admission.admitted) {
-        failures.push({ provider: provider.name, skipped: admission.reason, retryAfterMs: admission.retryAfterMs });
-        continue;
-      }
-      try {
-        return await attempt(provider);
-      } catch (error) {
-        const failure = asUpstreamError(error, provider.name, deadline);
-        failures.push({ provider: provider.name, error: failure });
-        this.logger.warn('upstream failed', { provider: provider.name, operation, kind: failure.kind, status: failure.status, reason: failure.message });
-      } finally {
-        admission.release();
-      }
+      const answer = await this.turn(provider.name, operation, deadline, failures, () => attempt(provider));
+      if (answer) return answer.value;
     }
     throw chainFailure(operation, failures, deadline);
   }

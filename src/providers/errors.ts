@@ -31,6 +31,14 @@ export class UpstreamError extends Error {
   }
 }
 
+/** What an HTTP status (or a status an upstream puts in its reply envelope) means when the upstream says nothing more specific. */
+export function failureKindOfStatus(status: number): UpstreamFailureKind {
+  if (status === 429) return 'rate_limited';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 408 || status >= 500) return 'unavailable';
+  return 'bad_request';
+}
+
 /** Retry-After is either delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export function parseRetryAfter(value: string | string[] | undefined, nowMs = Date.now()): number | undefined {
   const header = Array.isArray(value) ? value[0] : value;

@@ -5,7 +5,7 @@
  */
 import { Pool } from 'undici';
 import { signalWithTimeout } from '../util/timeout.js';
-import { UpstreamError, parseRetryAfter, type UpstreamFailureKind } from './errors.js';
+import { UpstreamError, failureKindOfStatus, parseRetryAfter, type UpstreamFailureKind } from './errors.js';
 
 /** One keep-alive pool per upstream origin, shared by every provider that calls it. */
 const pools = new Map<string, Pool>();
@@ -22,9 +22,10 @@ const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /**
  * A provider's own reading of a non-2xx reply where it differs from the HTTP default (Tavily's 432
- * is a used-up plan, Serper's 400 "Not enough credits" too); undefined keeps the default.
+ * is a used-up plan, Serper's 400 "Not enough credits" too); undefined keeps the default. `body` is
+ * the reply parsed as JSON, undefined when it is not JSON.
  */
-export type Classify = (status: number, rawBody: string) => UpstreamFailureKind | undefined;
+export type Classify = (status: number, rawBody: string, body: unknown) => UpstreamFailureKind | undefined;
 
 export interface JsonCall {
   provider: string;
@@ -39,20 +40,14 @@ export interface JsonCall {
   /** Values (API keys) that must never appear in an error message. */
   secrets?: readonly string[];
   classify?: Classify;
-  /** 'text' returns the body as a string (a reader API answering Markdown); default 'json'. */
-  responseType?: 'json' | 'text';
+  /**
+   * How long a 429 without Retry-After means to wait, for vendors whose rate limit has a fixed
+   * window (Brave's is one second); without it such a 429 carries no wait.
+   */
+  rateLimitWindowMs?: number;
 }
 
 export async function callJson(call: JsonCall): Promise<unknown> {
-  return callUpstream(call);
-}
-
-/** callJson for replies that are text, not JSON. */
-export async function callText(call: Omit<JsonCall, 'responseType'>): Promise<string> {
-  return (await callUpstream({ ...call, responseType: 'text' })) as string;
-}
-
-async function callUpstream(call: JsonCall): Promise<unknown> {
   const attempt = signalWithTimeout(call.signal, call.timeoutMs, 'attempt timed out');
   const attemptSignal = attempt.signal;
   const fail = (kind: ConstructorParameters<typeof UpstreamError>[1], message: string, status?: number, retryAfterMs?: number) =>
@@ -67,7 +62,7 @@ async function callUpstream(call: JsonCall): Promise<unknown> {
       path: url.pathname + url.search,
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: {
-        accept: call.responseType === 'text' ? 'text/plain, text/markdown;q=0.9, */*;q=0.1' : 'application/json',
+        accept: 'application/json',
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...call.headers,
       },
@@ -87,23 +82,30 @@ async function callUpstream(call: JsonCall): Promise<unknown> {
   }
 
   if (statusCode >= 200 && statusCode < 300) {
-    if (call.responseType === 'text') return raw;
     try {
       return JSON.parse(raw) as unknown;
     } catch {
       throw fail('garbage', `reply is not JSON (HTTP ${statusCode})`, statusCode);
     }
   }
-  // Redact before shortening: a key cut in two would no longer match.
-  const detail = upstreamMessage(redact(raw, call.secrets));
+  const body = parseJson(raw);
+  const detail = upstreamMessage(raw, body, call.secrets);
   const message = `HTTP ${statusCode}${detail ? `: ${detail}` : ''}`;
-  const retryAfterMs = parseRetryAfter(headers['retry-after']);
-  const kind = call.classify?.(statusCode, raw);
-  if (kind) throw fail(kind, message, statusCode, retryAfterMs);
-  if (statusCode === 429) throw fail('rate_limited', message, statusCode, parseRetryAfter(headers['retry-after']));
-  if (statusCode === 401 || statusCode === 403) throw fail('auth', message, statusCode);
-  if (statusCode === 408 || statusCode >= 500) throw fail('unavailable', message, statusCode, parseRetryAfter(headers['retry-after']));
-  throw fail('bad_request', message, statusCode);
+  const kind = call.classify?.(statusCode, raw, body) ?? failureKindOfStatus(statusCode);
+  // A wait only means something for failures that pass: a refused key has no Retry-After worth keeping.
+  const retryAfterMs =
+    kind === 'rate_limited' || kind === 'quota' || kind === 'unavailable'
+      ? (parseRetryAfter(headers['retry-after']) ?? (kind === 'rate_limited' ? call.rateLimitWindowMs : undefined))
+      : undefined;
+  throw fail(kind, message, statusCode, retryAfterMs);
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 class ReplyTooLarge extends Error {}
@@ -127,19 +129,41 @@ function describeNetworkError(error: unknown): string {
   return code ? `connection failed (${code})` : 'connection failed';
 }
 
-/** The upstream's own explanation, from the usual JSON error fields, kept short. */
-function upstreamMessage(raw: string): string {
+/** The upstream's own explanation, from the usual JSON error fields, without secrets, kept short. */
+function upstreamMessage(raw: string, body: unknown, secrets: readonly string[] | undefined): string {
   let text = raw;
-  try {
-    const parsed = JSON.parse(raw) as Record<string, unknown>;
+  if (body !== undefined) {
+    const parsed = (body ?? {}) as Record<string, unknown>;
     const candidate = parsed.message ?? parsed.msg ?? parsed.error ?? parsed.detail;
     text = typeof candidate === 'string' ? candidate : candidate ? JSON.stringify(candidate) : '';
-  } catch {
+  } else if (/^\s*</.test(raw)) {
     // Not JSON: an HTML error page says nothing useful to our client.
-    if (/^\s*</.test(raw)) text = '';
+    text = '';
   }
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  // Redact before shortening: a key cut in two would no longer match.
+  return shorten(redact(text, secrets));
+}
+
+const shorten = (text: string): string => {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
+};
+
+/**
+ * An error an upstream reports inside a 2xx reply's envelope (LangSearch's `{"code": 429, "msg"}`,
+ * Jina's `{"code": 402, "name", "message"}`): read as the HTTP status it names would be, never as
+ * content or as no results.
+ */
+export function envelopeError(
+  provider: string,
+  code: number,
+  detail: string,
+  secrets: readonly string[],
+  extra: { classify?: Classify; retryAfterMs?: number } = {},
+): UpstreamError {
+  const kind = extra.classify?.(code, '', undefined) ?? failureKindOfStatus(code);
+  const safe = shorten(redact(detail, secrets));
+  return new UpstreamError(provider, kind, `envelope code ${code}${safe ? `: ${safe}` : ''}`, code, extra.retryAfterMs);
 }
 
 export function redact(message: string, secrets: readonly string[] | undefined): string {

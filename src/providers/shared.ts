@@ -6,7 +6,7 @@
  * of our filters into the forms upstreams understand (site: operators, date ranges).
  */
 import { compile } from 'html-to-text';
-import { freshnessWindow, type Freshness } from '../api/freshness.js';
+import { freshnessWindow, type Freshness, type FreshnessPreset } from '../api/freshness.js';
 import { UpstreamError } from './errors.js';
 import { callJson, type Classify } from './http.js';
 import type { ProviderSearchResult, SearchCapabilities } from './types.js';
@@ -98,6 +98,8 @@ export interface Vendor {
   classify?: Classify;
   /** What no error message may show; default: the API key. */
   secrets?: readonly string[];
+  /** See JsonCall.rateLimitWindowMs. */
+  rateLimitWindowMs?: number;
 }
 
 /** One call: a path under the provider's baseUrl, and what varies from call to call. */
@@ -134,7 +136,8 @@ export function vendorClient(provider: string, options: HttpProviderOptions, ven
       timeoutMs: options.timeoutMs,
       signal: request.signal,
       secrets,
-      classify: (status, rawBody) => request.classify?.(status, rawBody) ?? vendor.classify?.(status, rawBody),
+      classify: (status, rawBody, body) => request.classify?.(status, rawBody, body) ?? vendor.classify?.(status, rawBody, body),
+      ...(vendor.rateLimitWindowMs === undefined ? {} : { rateLimitWindowMs: vendor.rateLimitWindowMs }),
     });
   const call = async (path: string, request: VendorRequest) => expectObject(provider, await json(path, request));
   return Object.assign(call, { json });
@@ -147,12 +150,12 @@ export function vendorClient(provider: string, options: HttpProviderOptions, ven
  * the call with the classify it is given.
  */
 export async function unlessPageFailed<T>(
-  pageFailed: (status: number, rawBody: string) => boolean,
+  pageFailed: (status: number, body: unknown) => boolean,
   send: (classify: Classify) => Promise<T>,
 ): Promise<T | null> {
   let failedPage = false;
   try {
-    return await send((status, rawBody) => ((failedPage = pageFailed(status, rawBody)) ? 'bad_request' : undefined));
+    return await send((status, _rawBody, body) => ((failedPage = pageFailed(status, body)) ? 'bad_request' : undefined));
   } catch (error) {
     if (failedPage) return null;
     throw error;
@@ -270,13 +273,13 @@ export function withSiteOperators(query: string, includeDomains: readonly string
   return parts.join(' ');
 }
 
-/** The inclusive UTC days a freshness value covers at `nowMs`, as YYYY-MM-DD; null for noLimit. */
-export function freshnessDays(freshness: Freshness, nowMs: number): { startDay: string; endDay: string } | null {
-  if (freshness.kind === 'none') return null;
-  if (freshness.kind === 'dates') return { startDay: freshness.startDay, endDay: freshness.endDay };
-  const window = freshnessWindow(freshness, nowMs)!;
-  return { startDay: isoDay(window.fromMs), endDay: isoDay(nowMs) };
-}
+/** The period names most APIs give the presets (SearXNG's and Tavily's time_range). */
+export const PRESET_PERIODS: Readonly<Record<FreshnessPreset, 'day' | 'week' | 'month' | 'year'>> = {
+  oneDay: 'day',
+  oneWeek: 'week',
+  oneMonth: 'month',
+  oneYear: 'year',
+};
 
 /** The freshness window as ISO 8601 instants, for APIs that filter on timestamps; null for noLimit. */
 export function freshnessInstants(freshness: Freshness, nowMs: number): { start: string; end: string | null } | null {
@@ -287,5 +290,3 @@ export function freshnessInstants(freshness: Freshness, nowMs: number): { start:
     end: Number.isFinite(window.toMs) ? new Date(window.toMs).toISOString() : null,
   };
 }
-
-export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

@@ -3,6 +3,7 @@
  * (the tests do) without clashing names.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { HealthSnapshot } from '../gateway/health.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -142,23 +143,13 @@ export function registerModelMetrics(metrics: Metrics, sources: () => ModelTelem
   }
 }
 
-/** A provider's health as /metrics shows it; read at scrape time. */
-export interface ProviderHealthReading {
-  provider: string;
-  operation: string;
-  state: 'closed' | 'open' | 'half_open';
-  /** Seconds until the provider is called again; 0 when it is called now. */
-  unavailableSeconds: number;
-  errorRate: number | null;
-}
-
 const CIRCUIT_STATES = ['closed', 'half_open', 'open'] as const;
 
 /**
  * Provider health gauges: the circuit state as one series per state (1 for the current one, the usual
  * way to expose an enum), how long until the provider is called again, and the windowed error rate.
  */
-export function registerHealthMetrics(metrics: Metrics, readings: () => ProviderHealthReading[]): void {
+export function registerHealthMetrics(metrics: Metrics, readings: () => HealthSnapshot[]): void {
   const registers = [metrics.registry];
   new Gauge({
     name: 'searchgate_provider_circuit_state',
@@ -179,7 +170,9 @@ export function registerHealthMetrics(metrics: Metrics, readings: () => Provider
     registers,
     collect() {
       this.reset();
-      for (const reading of readings()) this.set({ provider: reading.provider, operation: reading.operation }, reading.unavailableSeconds);
+      for (const reading of readings()) {
+        this.set({ provider: reading.provider, operation: reading.operation }, (reading.unavailable?.retryAfterMs ?? 0) / 1000);
+      }
     },
   });
   new Gauge({

@@ -148,13 +148,8 @@ function providerHealthReport(services: Services) {
   const searchChain = services.search.chain.map((provider) => provider.name);
   if (searchChain.length && !searchChain.some((name) => available('search', name))) degraded.push('search');
   for (const model of services.rerank.modelIds) {
-    let chain: readonly { name: string }[] = [];
-    try {
-      chain = services.rerank.resolveModel(model).chain;
-    } catch {
-      continue;
-    }
-    if (chain.length && !chain.some((provider) => available('rerank', provider.name))) degraded.push(`rerank:${model}`);
+    const { chain } = services.rerank.resolveModel(model);
+    if (!chain.some((provider) => available('rerank', provider.name))) degraded.push(`rerank:${model}`);
   }
   return {
     degraded,

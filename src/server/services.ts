@@ -92,15 +92,7 @@ export function createServices({ config, logger, providerTypes = builtInProvider
   for (const provider of search.chain) health.of(provider.name, 'search');
   for (const provider of content.chain) health.of(provider.name, 'content');
   for (const chain of rerankModels.values()) for (const provider of chain) health.of(provider.name, 'rerank');
-  registerHealthMetrics(metrics, () =>
-    health.snapshots().map((snapshot) => ({
-      provider: snapshot.provider,
-      operation: snapshot.operation,
-      state: snapshot.state,
-      unavailableSeconds: (snapshot.unavailable?.retryAfterMs ?? 0) / 1000,
-      errorRate: snapshot.errorRate,
-    })),
-  );
+  registerHealthMetrics(metrics, () => health.snapshots());
 
   return {
     config,

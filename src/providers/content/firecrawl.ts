@@ -9,7 +9,8 @@
  * anchor text (a link-heavy page is mostly URLs, which would eat a client's max_characters), while
  * headings and list markers stay, being short and readable.
  */
-import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
+import { UpstreamError } from '../errors.js';
+import type { Classify } from '../http.js';
 import { bearer, expectObject, optionalString, providerOptionsSchema, unlessPageFailed, vendorClient } from '../shared.js';
 import type { ContentProvider, PageContent, ProviderType } from '../types.js';
 
@@ -48,13 +49,8 @@ interface FirecrawlError {
   details?: { origin?: unknown };
 }
 
-function parseError(raw: string): FirecrawlError {
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    return parsed && typeof parsed === 'object' ? (parsed as FirecrawlError) : {};
-  } catch {
-    return {};
-  }
+function asFirecrawlError(body: unknown): FirecrawlError {
+  return body && typeof body === 'object' ? (body as FirecrawlError) : {};
 }
 
 function isPageFailure(body: FirecrawlError): boolean {
@@ -64,12 +60,12 @@ function isPageFailure(body: FirecrawlError): boolean {
 }
 
 /** Firecrawl's statuses where they differ from HTTP's defaults. */
-function classify(status: number, raw: string): UpstreamFailureKind | undefined {
+const classify: Classify = (status, _raw, body) => {
   if (status === 402) return 'quota'; // "Payment Required: Insufficient credits"
   // Waiting for one of the plan's concurrent browsers timed out: the plan's limit, not an outage.
-  if (status === 408 && parseError(raw).code === 'CONCURRENCY_QUEUE_TIMEOUT') return 'rate_limited';
+  if (status === 408 && asFirecrawlError(body).code === 'CONCURRENCY_QUEUE_TIMEOUT') return 'rate_limited';
   return undefined;
-}
+};
 
 /** Markdown read as text: images dropped, links reduced to their anchor text, reference definitions removed. */
 export function markdownToText(markdown: string): string {
@@ -93,7 +89,7 @@ export function createFirecrawlContent(name: string, options: FirecrawlOptions):
     name,
     async fetchContent(url, { signal }): Promise<PageContent | null> {
       const body = await unlessPageFailed(
-        (_status, raw) => isPageFailure(parseError(raw)),
+        (_status, body) => isPageFailure(asFirecrawlError(body)),
         (pageClassify) =>
           firecrawl('/v2/scrape', {
             body: {
@@ -108,7 +104,7 @@ export function createFirecrawlContent(name: string, options: FirecrawlOptions):
       );
       if (!body) return null;
       if (body.success === false) {
-        if (isPageFailure(body as FirecrawlError)) return null;
+        if (isPageFailure(asFirecrawlError(body))) return null;
         throw new UpstreamError(name, 'garbage', 'reply says success: false with HTTP 200');
       }
       if (body.success !== true) throw new UpstreamError(name, 'garbage', 'reply has no success flag');

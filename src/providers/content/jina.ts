@@ -12,7 +12,7 @@
  * its classification.
  */
 import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
-import { redact } from '../http.js';
+import { envelopeError } from '../http.js';
 import { bearer, expectObject, optionalString, secretsOf, unlessPageFailed, vendorClient, type VendorClient } from '../shared.js';
 import type { JinaOptions } from '../search/jina.js';
 import type { ContentProvider, PageContent } from '../types.js';
@@ -50,11 +50,8 @@ export function jinaEnvelopeFailure(body: unknown): JinaFailure | null {
 }
 
 export function jinaError(provider: string, failure: JinaFailure, secrets: readonly string[]): UpstreamError {
-  const { code } = failure;
-  const kind: UpstreamFailureKind =
-    code === 402 ? 'quota' : code === 429 ? 'rate_limited' : code === 401 || code === 403 ? 'auth' : code >= 500 ? 'unavailable' : 'bad_request';
-  const detail = redact(`${failure.name}: ${failure.message}`, secrets).slice(0, 200);
-  return new UpstreamError(provider, kind, `envelope code ${code}: ${detail}`, code, failure.retryAfterMs);
+  const retry = failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs };
+  return envelopeError(provider, failure.code, `${failure.name}: ${failure.message}`, secrets, { classify: jinaClassify, ...retry });
 }
 
 /**
@@ -77,13 +74,9 @@ function isPageFailure(code: number, name: string | undefined): boolean {
   return code === 422 || code === 451 || (code === 403 && name === 'AbuseAlleviationError');
 }
 
-function errorName(raw: string): string | undefined {
-  try {
-    const name = (JSON.parse(raw) as { name?: unknown }).name;
-    return typeof name === 'string' ? name : undefined;
-  } catch {
-    return undefined;
-  }
+function errorName(body: unknown): string | undefined {
+  const name = (body as { name?: unknown } | null | undefined)?.name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 /** The Reader answers 200 for a page whose server answered an error, with this warning: its text is the error page. */
@@ -96,7 +89,7 @@ export function createJinaContent(name: string, options: JinaOptions): ContentPr
     name,
     async fetchContent(url, { signal }): Promise<PageContent | null> {
       const envelope = await unlessPageFailed(
-        (status, raw) => isPageFailure(status, errorName(raw)),
+        (status, body) => isPageFailure(status, errorName(body)),
         (pageClassify) => reader('/', { headers: readerHeaders(options), body: { url }, signal, classify: pageClassify }),
       );
       if (!envelope) return null;

@@ -5,7 +5,7 @@
  */
 import type { Freshness } from '../../api/freshness.js';
 import { shownDateToIsoUtc } from '../../util/dates.js';
-import { UpstreamError } from '../errors.js';
+import type { Classify } from '../http.js';
 import {
   expectObject,
   isTraditionalChinese,
@@ -71,28 +71,28 @@ export function braveLanguage(tag: string | null | undefined): string | undefine
 }
 
 /** Brave's ErrorResponse: `error` in live replies, `errors[0]` in some reference examples. */
-function braveErrorCode(raw: string): string | null {
-  try {
-    const body = JSON.parse(raw) as { error?: { code?: unknown }; errors?: Array<{ code?: unknown }> };
-    const code = body.error?.code ?? body.errors?.[0]?.code;
-    return typeof code === 'string' ? code : null;
-  } catch {
-    return null;
-  }
+function braveErrorCode(body: unknown): string | null {
+  const reply = body as { error?: { code?: unknown }; errors?: Array<{ code?: unknown }> } | null | undefined;
+  const code = reply?.error?.code ?? reply?.errors?.[0]?.code;
+  return typeof code === 'string' ? code : null;
 }
 
-function classifyBrave(status: number, raw: string) {
-  const code = braveErrorCode(raw);
-  if (code === 'QUOTA_LIMITED') return 'quota' as const; // 429, the plan's monthly quota is used up
-  if (code === 'RATE_LIMITED') return 'rate_limited' as const;
+const classifyBrave: Classify = (status, raw, body) => {
+  const code = braveErrorCode(body);
+  if (code === 'QUOTA_LIMITED') return 'quota'; // 429, the plan's monthly quota is used up
+  if (code === 'RATE_LIMITED') return 'rate_limited';
   // SUBSCRIPTION_TOKEN_INVALID comes as 422, SUBSCRIPTION_NOT_FOUND as 404: both are our credentials.
-  if (code?.startsWith('SUBSCRIPTION_')) return 'auth' as const;
-  if (status === 422 && /x-subscription-token/i.test(raw)) return 'auth' as const; // the header is missing
+  if (code?.startsWith('SUBSCRIPTION_')) return 'auth';
+  if (status === 422 && /x-subscription-token/i.test(raw)) return 'auth'; // the header is missing
   return undefined;
-}
+};
 
 export function createBraveSearch(name: string, options: BraveOptions): SearchProvider {
-  const brave = vendorClient(name, options, { auth: (apiKey) => ({ 'x-subscription-token': apiKey }), classify: classifyBrave });
+  const brave = vendorClient(name, options, {
+    auth: (apiKey) => ({ 'x-subscription-token': apiKey }),
+    classify: classifyBrave,
+    rateLimitWindowMs: RATE_WINDOW_MS,
+  });
   return {
     name,
     capabilities: searchCapabilities({ maxPageSize: MAX_COUNT, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, language: true }),
@@ -113,16 +113,7 @@ export function createBraveSearch(name: string, options: BraveOptions): SearchPr
         result_filter: 'web',
         text_decorations: false,
       };
-      let reply: Record<string, unknown>;
-      try {
-        reply = await brave('/res/v1/web/search', { query: parameters, signal: call.signal });
-      } catch (error) {
-        if (error instanceof UpstreamError && error.kind === 'rate_limited' && error.retryAfterMs === undefined) {
-          throw new UpstreamError(name, 'rate_limited', error.message.slice(name.length + 2), error.status, RATE_WINDOW_MS);
-        }
-        throw error;
-      }
-      return readBraveReply(name, reply, call);
+      return readBraveReply(name, await brave('/res/v1/web/search', { query: parameters, signal: call.signal }), call);
     },
   };
 }

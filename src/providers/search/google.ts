@@ -13,6 +13,7 @@
 import type { Freshness } from '../../api/freshness.js';
 import { shownDateToIsoUtc, toIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../errors.js';
+import type { Classify } from '../http.js';
 import {
   isTraditionalChinese,
   languageSubtags,
@@ -79,32 +80,28 @@ export function googleLanguage(tag: string | null | undefined): { hl: string; lr
 }
 
 /** Google's error envelope: {error: {code, message, errors: [{reason}], status, details: [{reason}]}}. */
-function googleError(raw: string): { message: string; reasons: string[] } | null {
-  try {
-    const error = (JSON.parse(raw) as { error?: { message?: unknown; errors?: unknown; details?: unknown } }).error;
-    if (!error || typeof error !== 'object') return null;
-    const reasons = [error.errors, error.details]
-      .flatMap((list) => (Array.isArray(list) ? objectsOf(list) : []))
-      .map((entry) => String(entry.reason ?? '').toLowerCase());
-    return { message: typeof error.message === 'string' ? error.message : '', reasons };
-  } catch {
-    return null;
-  }
+function googleError(body: unknown): { message: string; reasons: string[] } | null {
+  const error = (body as { error?: { message?: unknown; errors?: unknown; details?: unknown } } | null | undefined)?.error;
+  if (!error || typeof error !== 'object') return null;
+  const reasons = [error.errors, error.details]
+    .flatMap((list) => (Array.isArray(list) ? objectsOf(list) : []))
+    .map((entry) => String(entry.reason ?? '').toLowerCase());
+  return { message: typeof error.message === 'string' ? error.message : '', reasons };
 }
 
-function classifyGoogle(status: number, raw: string) {
-  const error = googleError(raw);
+const classifyGoogle: Classify = (status, _raw, body) => {
+  const error = googleError(body);
   if (!error) return undefined;
   const has = (...reasons: string[]) => reasons.some((reason) => error.reasons.includes(reason));
   // A wrong key is a 400 INVALID_ARGUMENT for Google, not a 401.
-  if (has('api_key_invalid', 'keyinvalid', 'keyexpired') || /API key (not valid|expired)/i.test(error.message)) return 'auth' as const;
+  if (has('api_key_invalid', 'keyinvalid', 'keyexpired') || /API key (not valid|expired)/i.test(error.message)) return 'auth';
   if (status === 429 || has('ratelimitexceeded', 'userratelimitexceeded', 'dailylimitexceeded', 'quotaexceeded', 'rate_limit_exceeded')) {
     // "Quota exceeded for quota metric 'Queries' and limit 'Queries per day'" lasts until midnight
     // Pacific time; the per-minute limits pass within a minute.
-    return has('dailylimitexceeded') || /per day|daily/i.test(error.message) ? ('quota' as const) : ('rate_limited' as const);
+    return has('dailylimitexceeded') || /per day|daily/i.test(error.message) ? 'quota' : 'rate_limited';
   }
   return undefined;
-}
+};
 
 export function createGoogleSearch(name: string, options: GoogleOptions): SearchProvider {
   // No credentials header: the key is the `key` query parameter (a secret all the same).

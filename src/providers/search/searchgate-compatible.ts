@@ -3,9 +3,8 @@
  * searchgate, a Bing-shaped proxy. POST {baseUrl}/v1/web-search with a Bearer key; the reply is the
  * `data.webPages.value` envelope.
  */
-import { UpstreamError } from '../errors.js';
-import { redact } from '../http.js';
-import { bearer, optionalNumber, readResults, searchCapabilities, secretsOf, stringFields, vendorClient } from '../shared.js';
+import { envelopeError } from '../http.js';
+import { bearer, expectObject, optionalNumber, readResults, searchCapabilities, secretsOf, stringFields, vendorClient } from '../shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface SearchgateCompatibleOptions {
@@ -42,15 +41,10 @@ export const searchgateCompatibleOptionsSchema = {
  * that must not be read as "no results".
  */
 export function checkEnvelope(provider: string, body: unknown, secrets: readonly string[]): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw new UpstreamError(provider, 'garbage', 'reply is not a JSON object');
-  }
-  const envelope = body as Record<string, unknown>;
+  const envelope = expectObject(provider, body);
   const code = typeof envelope.code === 'string' ? Number(envelope.code) : envelope.code;
   if (typeof code === 'number' && code !== 200 && code !== 0) {
-    const detail = redact(String(envelope.msg ?? envelope.message ?? ''), secrets).slice(0, 200);
-    const kind = code === 429 ? 'rate_limited' : code === 401 || code === 403 ? 'auth' : code >= 500 ? 'unavailable' : 'bad_request';
-    throw new UpstreamError(provider, kind, `envelope code ${code}${detail ? `: ${detail}` : ''}`, code);
+    throw envelopeError(provider, code, String(envelope.msg ?? envelope.message ?? ''), secrets);
   }
   return envelope;
 }

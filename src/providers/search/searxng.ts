@@ -15,6 +15,7 @@ import {
   languageSubtags,
   objectsOf,
   optionalNumber,
+  PRESET_PERIODS,
   providerOptionsSchema,
   readResults,
   searchCapabilities,
@@ -47,7 +48,6 @@ export interface SearxngOptions {
 const MAX_PAGE_SIZE = 100;
 const USER_AGENT = 'searchgate (SearXNG JSON API client)';
 
-const TIME_RANGES: Record<FreshnessPreset, string> = { oneDay: 'day', oneWeek: 'week', oneMonth: 'month', oneYear: 'year' };
 const PRESETS_SHORTEST_FIRST: FreshnessPreset[] = ['oneDay', 'oneWeek', 'oneMonth', 'oneYear'];
 
 /**
@@ -56,10 +56,10 @@ const PRESETS_SHORTEST_FIRST: FreshnessPreset[] = ['oneDay', 'oneWeek', 'oneMont
  * fetched only to be dropped. A range starting more than a year ago gets none.
  */
 function timeRange(freshness: Freshness, nowMs: number): string | undefined {
-  if (freshness.kind === 'preset') return TIME_RANGES[freshness.preset];
+  if (freshness.kind === 'preset') return PRESET_PERIODS[freshness.preset];
   if (freshness.kind !== 'dates') return undefined;
   const covering = PRESETS_SHORTEST_FIRST.find((preset) => nowMs - PRESET_SPAN_MS[preset] <= freshness.fromMs);
-  return covering ? TIME_RANGES[covering] : undefined;
+  return covering ? PRESET_PERIODS[covering] : undefined;
 }
 
 /** SearXNG rejects (400) a language outside ^[a-z]{2,3}(-[a-zA-Z]{2})?$ but for its own all and auto. */

@@ -61,6 +61,7 @@ export function createSerperSearch(name: string, options: SerperOptions): Search
     }),
     async search(call: SearchCall): Promise<SearchPage> {
       const hl = googleLanguage(call.language ?? options.language)?.hl.toLowerCase();
+      const tbs = serperTbs(call.freshness);
       const reply = await serper('/search', {
         body: {
           q: withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
@@ -69,7 +70,7 @@ export function createSerperSearch(name: string, options: SerperOptions): Search
           page: call.page + 1,
           ...(options.country ? { gl: options.country.toLowerCase() } : {}),
           ...(hl ? { hl } : {}),
-          ...(serperTbs(call.freshness) ? { tbs: serperTbs(call.freshness) } : {}),
+          ...(tbs ? { tbs } : {}),
         },
         signal: call.signal,
       });

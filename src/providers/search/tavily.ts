@@ -11,8 +11,7 @@
  * src/search.ts and src/types.ts, tavily-ai/tavily-python tavily/tavily.py.
  */
 import { createTavilyContent, tavilyClient } from '../content/tavily.js';
-import type { FreshnessPreset } from '../../api/freshness.js';
-import { providerOptionsSchema, readResults, searchCapabilities, stringFields } from '../shared.js';
+import { PRESET_PERIODS, providerOptionsSchema, readResults, searchCapabilities, stringFields } from '../shared.js';
 import type { ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface TavilyOptions {
@@ -46,8 +45,6 @@ export const tavilyOptionsSchema = providerOptionsSchema('tavily', {
   },
 });
 
-const TIME_RANGES: Record<FreshnessPreset, string> = { oneDay: 'day', oneWeek: 'week', oneMonth: 'month', oneYear: 'year' };
-
 function searchBody(call: SearchCall, options: TavilyOptions): Record<string, unknown> {
   const freshness = call.freshness;
   return {
@@ -57,7 +54,7 @@ function searchBody(call: SearchCall, options: TavilyOptions): Record<string, un
     topic: options.topic,
     include_answer: false,
     include_raw_content: call.text ? options.textFormat : false,
-    ...(freshness.kind === 'preset' ? { time_range: TIME_RANGES[freshness.preset] } : {}),
+    ...(freshness.kind === 'preset' ? { time_range: PRESET_PERIODS[freshness.preset] } : {}),
     ...(freshness.kind === 'dates' ? { start_date: freshness.startDay, end_date: freshness.endDay } : {}),
     ...(call.includeDomains.length ? { include_domains: call.includeDomains } : {}),
     ...(call.excludeDomains.length ? { exclude_domains: call.excludeDomains } : {}),

@@ -12,6 +12,8 @@ commands:
   serve                 start the gateway (config: SEARCHGATE_CONFIG, default config/default.yaml; port: PORT, default 8080)
   index <subcommand>    manage the local index: add, stats, remove, export (searchgate index --help)
   extract <file|url>    print the title, date and main text of one page, as the service extracts it
+  accounts <subcommand> manage accounts: create, list, disable, enable, set-allowance, set-password
+  keys <subcommand>     manage API keys: create, list, delete
   calibrate             fit a reranker model's score calibration on labelled data (searchgate calibrate --help)
   help                  show this text`;
 
@@ -96,6 +98,8 @@ const SUBCOMMANDS: Record<string, () => Promise<{ main(argv: string[]): Promise<
   index: () => import('./index-command.js'),
   extract: () => import('./extract-command.js'),
   calibrate: () => import('./calibrate.js'),
+  accounts: async () => ({ main: (await import('./accounts-command.js')).accountsMain }),
+  keys: async () => ({ main: (await import('./accounts-command.js')).keysMain }),
 };
 
 const [command = 'help', ...rest] = process.argv.slice(2);
@@ -106,6 +110,8 @@ switch (command) {
   case 'index':
   case 'extract':
   case 'calibrate':
+  case 'accounts':
+  case 'keys':
     process.exitCode = await (await SUBCOMMANDS[command]!()).main(rest);
     break;
   case 'help':

@@ -173,6 +173,83 @@ export const configSchema = {
         },
       },
     },
+    accounts: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        store: { enum: ['embedded', 'postgres'], default: 'embedded' },
+        embedded: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            path: { type: 'string', minLength: 1, default: 'data/searchgate.db' },
+            synchronous: { enum: ['full', 'normal'], default: 'full' },
+          },
+        },
+        postgres: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            url: { type: 'string', default: 'postgres://127.0.0.1:5432/searchgate' },
+            poolSize: { type: 'integer', minimum: 1, default: 10 },
+            schema: { type: 'string', pattern: '^[a-z_][a-z0-9_]*$' },
+          },
+        },
+        redis: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: {
+            url: { type: 'string', minLength: 1 },
+            keyPrefix: { type: 'string', default: 'searchgate' },
+          },
+        },
+        defaults: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            dailyAllowance: { type: 'integer', minimum: 0, default: 1000 },
+            ratePerSecond: { type: 'integer', minimum: 0, default: 1 },
+            ratePerMinute: { type: 'integer', minimum: 0, default: 60 },
+          },
+        },
+        weights: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            webSearch: { type: 'integer', minimum: 0, default: 1 },
+            rerank: { type: 'integer', minimum: 0, default: 1 },
+          },
+        },
+        touchIntervalSeconds: { type: 'integer', minimum: 0, default: 60 },
+      },
+    },
+    mcp: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        path: { type: 'string', pattern: '^/[A-Za-z0-9/_-]*$', default: '/mcp' },
+        toolTimeoutMs: { type: 'integer', minimum: 1, default: 4000 },
+      },
+    },
+    dashboard: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        sessionHours: { type: 'number', exclusiveMinimum: 0, default: 12 },
+        /** Off only for plain-HTTP deployments on a host other than localhost: browsers drop Secure cookies there. */
+        secureCookies: { type: 'boolean', default: true },
+      },
+    },
   },
 } as const;
 
@@ -212,4 +289,15 @@ export interface GatewayConfig {
       rerank: number;
     };
   };
+  accounts: {
+    store: 'embedded' | 'postgres';
+    embedded: { path: string; synchronous: 'full' | 'normal' };
+    postgres: { url: string; poolSize: number; schema?: string };
+    redis?: { url: string; keyPrefix: string };
+    defaults: { dailyAllowance: number; ratePerSecond: number; ratePerMinute: number };
+    weights: { webSearch: number; rerank: number };
+    touchIntervalSeconds: number;
+  };
+  mcp: { enabled: boolean; path: string; toolTimeoutMs: number };
+  dashboard: { enabled: boolean; sessionHours: number; secureCookies: boolean };
 }

@@ -2,6 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { createDashboardRouter } from '../dashboard/routes.js';
+import { createMcpRouter } from '../mcp/server.js';
 import { requestLifecycle } from './middleware.js';
 import { createRouter } from './routes.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
@@ -22,6 +24,12 @@ export function createGateway(options: ServiceOptions): Gateway {
   app.use(requestLifecycle(services.metrics, services.logger));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  if (services.config.mcp.enabled) app.use(createMcpRouter(services).routes());
+  if (services.config.dashboard.enabled) {
+    const dashboard = createDashboardRouter(services);
+    app.use(dashboard.routes());
+    app.use(dashboard.allowedMethods());
+  }
   // Errors are answered by requestLifecycle; Koa's own handler would only print them again.
   app.silent = true;
 

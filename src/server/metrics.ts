@@ -61,6 +61,31 @@ export function createMetrics() {
       labelNames: ['provider', 'operation', 'reason'] as const,
       registers,
     }),
+    mcpToolCalls: new Counter({
+      name: 'searchgate_mcp_tool_calls_total',
+      help: 'MCP tool calls, by tool and the HTTP status their outcome corresponds to (200, or the error status).',
+      labelNames: ['tool', 'status'] as const,
+      registers,
+    }),
+    mcpToolDuration: new Histogram({
+      name: 'searchgate_mcp_tool_call_duration_seconds',
+      help: 'Time to answer an MCP tool call, by tool.',
+      labelNames: ['tool'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    allowanceUnits: new Counter({
+      name: 'searchgate_allowance_units_total',
+      help: 'Allowance units charged to accounts, and units given back for requests that failed on our side, by operation and outcome (charged, refunded).',
+      labelNames: ['operation', 'outcome'] as const,
+      registers,
+    }),
+    allowanceRefusals: new Counter({
+      name: 'searchgate_allowance_refusals_total',
+      help: 'Account requests refused with 429, by the limit that was hit: second, minute (rate windows) or day (daily allowance).',
+      labelNames: ['operation', 'limit'] as const,
+      registers,
+    }),
     circuitTransitions: new Counter({
       name: 'searchgate_provider_circuit_transitions_total',
       help: 'Circuit breaker state changes, by provider, operation and the state entered.',

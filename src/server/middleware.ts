@@ -4,7 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import bodyParser from 'koa-bodyparser';
 import { ApiError, errorBody } from '../api/errors.js';
+import type { Authenticator, Principal } from '../state/keys.js';
 import type { Logger } from './logger.js';
 import { seriesCache, type Metrics } from './metrics.js';
 
@@ -13,6 +15,7 @@ export interface RequestState {
   cacheStatus?: string;
   provider?: string;
   keyName?: string;
+  account?: string;
 }
 
 export const newLogId = () => randomUUID().replaceAll('-', '');
@@ -28,9 +31,10 @@ export function requestLifecycle(metrics: Metrics, logger: Logger) {
     let failure: ApiError | undefined;
     try {
       await next();
-      if (ctx.body == null && ctx.status >= 400) throw unansweredRoute(ctx);
+      // A handler that wrote the reply itself (the MCP transport) says so with ctx.respond = false.
+      if (ctx.respond !== false && ctx.body == null && ctx.status >= 400) throw unansweredRoute(ctx);
     } catch (error) {
-      failure = toApiError(error, ctx, logger);
+      failure = toApiError(error, logger, state.logId);
       ctx.status = failure.status;
       ctx.set(failure.headers);
       ctx.body = errorBody(failure.status, state.logId, failure.message);
@@ -38,18 +42,20 @@ export function requestLifecycle(metrics: Metrics, logger: Logger) {
       metrics.inFlight.dec();
       const durationSeconds = (performance.now() - started) / 1000;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      const series = requestSeries({ route, method: ctx.method, status: String(ctx.status) });
+      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
+      const series = requestSeries({ route, method: ctx.method, status: String(status) });
       series.count.inc();
       series.duration.observe(durationSeconds);
       if (logger.enabled('info')) logger.info('request', {
         log_id: state.logId,
         method: ctx.method,
         path: ctx.path,
-        status: ctx.status,
+        status,
         duration_ms: Math.round(durationSeconds * 1e4) / 10,
         ...(state.cacheStatus ? { cache: state.cacheStatus } : {}),
         ...(state.provider ? { provider: state.provider } : {}),
         ...(state.keyName ? { key: state.keyName } : {}),
+        ...(state.account ? { account: state.account } : {}),
         ...(failure ? { error: failure.message } : {}),
       });
     }
@@ -77,7 +83,7 @@ const BODY_ERROR_MESSAGES: Record<string, string> = {
 };
 
 /** Client errors keep their status and a safe message; anything unexpected is a bare 500, logged here. */
-function toApiError(error: unknown, ctx: Context, logger: Logger): ApiError {
+export function toApiError(error: unknown, logger: Logger, logId: string): ApiError {
   if (error instanceof ApiError) return error;
   const httpError = error as { status?: number; statusCode?: number; expose?: boolean; type?: string; message?: string };
   const status = httpError.status ?? httpError.statusCode;
@@ -89,18 +95,33 @@ function toApiError(error: unknown, ctx: Context, logger: Logger): ApiError {
     return new ApiError(status, httpError.expose && httpError.message ? httpError.message : 'invalid request');
   }
   logger.error('unhandled error', {
-    log_id: (ctx.state as RequestState).logId,
+    log_id: logId,
     error: (error as Error)?.message,
     stack: (error as Error)?.stack,
   });
   return new ApiError(500, 'internal server error');
 }
 
+/** A JSON request body of at most `limit` ("16kb", or bytes): 415 for any other type, before it is read. */
+export const jsonBody = (limit: string | number) => [
+  requireJsonBody,
+  bodyParser({ enableTypes: ['json'], jsonLimit: String(limit), strict: true }),
+];
+
 /** POST bodies must be JSON: anything else is 415, before the body is read. */
-export async function requireJsonBody(ctx: Context, next: Next) {
+async function requireJsonBody(ctx: Context, next: Next) {
   const type = ctx.request.type;
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw new ApiError(415, `Content-Type must be application/json${ctx.get('content-type') ? `, not ${ctx.get('content-type')}` : ''}`);
   }
   await next();
+}
+
+/** Authenticates the request's Bearer key and names it (never its value) in the request's log line. */
+export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<Principal> {
+  const principal = await authenticator.authenticate(ctx.get('authorization') || undefined);
+  const state = ctx.state as RequestState;
+  state.keyName = principal.keyName;
+  if (principal.account) state.account = principal.account.name;
+  return principal;
 }

@@ -2,63 +2,34 @@
  * The routes. Each operation reads top-down: validate → authenticate → allowance → cache →
  * provider chain → normalize → respond.
  */
-import { createHash } from 'node:crypto';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import type { Context } from 'koa';
 import { rerankEnvelope, webSearchEnvelope } from '../api/envelopes.js';
-import type { WebSearchRequest, RerankRequest } from '../api/validate.js';
-import { Deadline } from '../gateway/deadline.js';
+import type { Principal } from '../state/keys.js';
+import { rerankOperation, webSearchOperation, type OperationContext } from './operations.js';
 import type { Services } from './services.js';
-import { requireJsonBody, type RequestState } from './middleware.js';
+import { authenticateRequest, jsonBody, type RequestState } from './middleware.js';
 
 export function createRouter(services: Services): Router {
-  const { config, validator, authenticator, ledger, searchCache, rerankCache, search, rerank, metrics } = services;
+  const { config, validator, authenticator, search, rerank, metrics } = services;
   const router = new Router();
-  const jsonBody = [
-    requireJsonBody,
-    bodyParser({ enableTypes: ['json'], jsonLimit: String(config.server.maxBodyBytes), strict: true }),
-  ];
+  const body = jsonBody(config.server.maxBodyBytes);
 
-  router.post('/v1/web-search', ...jsonBody, async (ctx: Context) => {
-    const state = ctx.state as RequestState;
+  router.post('/v1/web-search', ...body, async (ctx: Context) => {
     const request = validator.parseWebSearch(ctx.request.body);
-    const principal = await authenticator.authenticate(ctx.get('authorization') || undefined);
-    state.keyName = principal.keyName;
-    await ledger.consume(principal, 'web-search');
-    const deadline = new Deadline(config.server.requestTimeoutMs);
-    const { value: outcome, status } = await searchCache
-      .getOrLoad(
-        () => searchCacheKey(request, services),
-        searchTtlMs(request, services),
-        () => search.search(request, deadline),
-      )
-      .finally(() => deadline.dispose());
-    state.cacheStatus = status;
-    state.provider = outcome.provider;
-    ctx.set('X-Cache', status);
-    ctx.body = webSearchEnvelope(state.logId, request.query, outcome, `${ctx.protocol}://${ctx.host}/v1/`);
+    const principal = await authenticateRequest(ctx, authenticator);
+    const { outcome, cacheStatus } = await webSearchOperation(services, request, httpContext(ctx, principal, config.server.requestTimeoutMs));
+    answered(ctx, cacheStatus, outcome.provider);
+    ctx.body = webSearchEnvelope((ctx.state as RequestState).logId, request.query, outcome, `${ctx.protocol}://${ctx.host}/v1/`);
   });
 
-  router.post('/v1/rerank', ...jsonBody, async (ctx: Context) => {
-    const state = ctx.state as RequestState;
+  router.post('/v1/rerank', ...body, async (ctx: Context) => {
     const request = validator.parseRerank(ctx.request.body);
     rerank.resolveModel(request.model);
-    const principal = await authenticator.authenticate(ctx.get('authorization') || undefined);
-    state.keyName = principal.keyName;
-    await ledger.consume(principal, 'rerank');
-    const deadline = new Deadline(config.server.requestTimeoutMs);
-    const { value: outcome, status } = await rerankCache
-      .getOrLoad(
-        () => rerankCacheKey(request, services),
-        config.cache.ttlSeconds.rerank * 1000,
-        () => rerank.rerank(request, deadline),
-      )
-      .finally(() => deadline.dispose());
-    state.cacheStatus = status;
-    state.provider = outcome.provider;
-    ctx.set('X-Cache', status);
-    ctx.body = rerankEnvelope(state.logId, request, outcome);
+    const principal = await authenticateRequest(ctx, authenticator);
+    const { outcome, cacheStatus } = await rerankOperation(services, request, httpContext(ctx, principal, config.server.requestTimeoutMs));
+    answered(ctx, cacheStatus, outcome.provider);
+    ctx.body = rerankEnvelope((ctx.state as RequestState).logId, request, outcome);
   });
 
   router.get('/v1/openapi.json', (ctx) => {
@@ -90,49 +61,18 @@ export function createRouter(services: Services): Router {
   return router;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+const httpContext = (ctx: Context, principal: Principal, timeoutMs: number): OperationContext => ({
+  principal,
+  timeoutMs,
+  onCharged: (headers) => ctx.set(headers),
+});
 
-function searchCacheKey(request: WebSearchRequest, services: Services): string {
-  return sha256(
-    JSON.stringify([
-      services.config.version,
-      request.query,
-      request.count,
-      request.freshness.raw,
-      [...request.includeDomains].sort(),
-      [...request.excludeDomains].sort(),
-      request.text?.maxCharacters ?? null,
-      request.summary,
-      request.language,
-    ]),
-  );
+function answered(ctx: Context, cacheStatus: string, provider: string) {
+  const state = ctx.state as RequestState;
+  state.cacheStatus = cacheStatus;
+  state.provider = provider;
+  ctx.set('X-Cache', cacheStatus);
 }
-
-const DAY_MS = 86_400_000;
-
-/** Fresher filters go stale sooner; a date range wholly in the past barely changes. */
-function searchTtlMs(request: WebSearchRequest, services: Services): number {
-  const ttl = services.config.cache.ttlSeconds;
-  const freshness = request.freshness;
-  const seconds =
-    freshness.kind === 'none'
-      ? ttl.noLimit
-      : freshness.kind === 'preset'
-        ? ttl[freshness.preset]
-        : freshness.toMs <= services.now() - DAY_MS
-          ? ttl.pastDates
-          : ttl.recentDates;
-  return seconds * 1000;
-}
-
-function rerankCacheKey(request: RerankRequest, services: Services): string {
-  const hash = createHash('sha256').update(services.config.version).update('\0').update(request.model).update('\0');
-  hash.update(request.query);
-  // Length-prefixed so that no two different document lists hash the same stream.
-  for (const document of request.documents) hash.update(`\0${document.length}\0`).update(document);
-  return hash.digest('base64url');
-}
-
 
 /**
  * Each provider's health for /readyz: circuit state, whether and for how long it is skipped, recent

@@ -9,8 +9,10 @@ import { HealthRegistry } from '../gateway/health.js';
 import { UpstreamCaller } from '../gateway/upstream.js';
 import { builtInProviderTypes, type ProviderType } from '../providers/registry.js';
 import type { ContentProvider, RerankProvider, SearchProvider } from '../providers/types.js';
-import { unmeteredLedger, type AllowanceLedger } from '../state/allowance.js';
-import { StaticKeyAuthenticator, type Authenticator } from '../state/keys.js';
+import { AccountService } from '../state/accounts.js';
+import { AccountLedger, type AllowanceLedger } from '../state/allowance.js';
+import { GatewayAuthenticator, StaticKeyAuthenticator, type Authenticator } from '../state/keys.js';
+import { accountPolicy, openAccountState } from '../state/open.js';
 import { ResponseCache } from '../state/responseCache.js';
 import type { Logger } from './logger.js';
 import { createMetrics, registerHealthMetrics, registerModelMetrics, type Metrics } from './metrics.js';
@@ -27,6 +29,7 @@ export interface Services {
   logger: Logger;
   metrics: Metrics;
   validator: RequestValidator;
+  accounts: AccountService;
   authenticator: Authenticator;
   ledger: AllowanceLedger;
   search: SearchGateway;
@@ -87,6 +90,15 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     now,
     (model, query, documents, deadline) => rerank.score(model, query, documents, deadline),
   );
+  const { store, windows } = openAccountState(config.accounts);
+  const accounts = new AccountService(
+    store,
+    windows,
+    accountPolicy(config.accounts),
+    now,
+    (error) => logger.warn('recording a key\'s last use failed', { error: (error as Error).message }),
+  );
+
   const limits = { maxDocuments: config.rerank.maxDocuments };
   // Every provider a chain names is tracked from the start, so /readyz and /metrics list it before its first call.
   for (const provider of search.chain) health.of(provider.name, 'search');
@@ -99,8 +111,9 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     logger,
     metrics,
     validator: new RequestValidator(createAjv(), limits),
-    authenticator: new StaticKeyAuthenticator(config.auth.keys),
-    ledger: unmeteredLedger,
+    accounts,
+    authenticator: new GatewayAuthenticator(new StaticKeyAuthenticator(config.auth.keys), accounts),
+    ledger: new AccountLedger(accounts, metrics),
     search,
     content,
     rerank,
@@ -111,10 +124,13 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     now,
     draining: false,
     async start() {
+      await store.migrate();
       for (const instance of built.values()) await (instance as Partial<RerankProvider>).start?.(logger);
     },
     async close() {
       await Promise.allSettled([...built.values()].map((instance) => (instance as Partial<RerankProvider>).close?.()));
+      await accounts.flush();
+      await Promise.allSettled([windows.close(), store.close()]);
     },
   };
 }

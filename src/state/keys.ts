@@ -1,13 +1,18 @@
 /**
- * Bearer-key authentication against the operator's configured keys (spec §5). Keys are held only as
- * SHA-256 digests and compared in constant time; the presented key is never logged.
+ * Bearer-key authentication (spec §5): account keys from the store, and the operator's keys from
+ * config. Keys are held only as SHA-256 digests and compared in constant time; the presented key is
+ * never logged.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { unauthorized } from '../api/errors.js';
+import { digestKey, keyPrefix, parseStoredKey, type AccountService } from './accounts.js';
+import type { Account } from './store.js';
 
 export interface Principal {
-  /** The key's name from config: safe to log. */
+  /** Safe to log: a config key's name, or a stored key's visible prefix. */
   keyName: string;
+  /** The account a stored key belongs to; operator keys from config have none and are unmetered. */
+  account?: Account;
 }
 
 export interface Authenticator {
@@ -15,8 +20,6 @@ export interface Authenticator {
 }
 
 const PLACEHOLDER = 'YOUR_API_KEY';
-
-export const digestKey = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 
 /**
  * The 401 cases of spec §5.6, each with its own message: missing header, wrong scheme, stray
@@ -42,19 +45,35 @@ export function bearerToken(header: string | undefined): string {
   return token;
 }
 
-export class StaticKeyAuthenticator implements Authenticator {
+export class StaticKeyAuthenticator {
   private readonly keys: Array<{ name: string; digest: Buffer }>;
 
   constructor(keys: ReadonlyArray<{ name: string; key: string }>) {
     this.keys = keys.map(({ name, key }) => ({ name, digest: digestKey(key) }));
   }
 
-  async authenticate(header: string | undefined): Promise<Principal> {
-    const digest = digestKey(bearerToken(header));
+  authenticate(token: string): Principal {
+    const digest = digestKey(token);
     // Compare against every key so that the time taken says nothing about which one matched.
     let found: string | undefined;
     for (const key of this.keys) if (timingSafeEqual(key.digest, digest)) found ??= key.name;
     if (found === undefined) throw unauthorized('invalid API key');
     return { keyName: found };
+  }
+}
+
+/** Stored keys go to the account store; anything else is compared with the operator's keys. */
+export class GatewayAuthenticator implements Authenticator {
+  constructor(
+    private readonly operatorKeys: StaticKeyAuthenticator,
+    private readonly accounts: AccountService,
+  ) {}
+
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const token = bearerToken(header);
+    const id = parseStoredKey(token);
+    if (id === undefined) return this.operatorKeys.authenticate(token);
+    const { account, key } = await this.accounts.authenticate(id, token);
+    return { keyName: keyPrefix(key.id), account };
   }
 }

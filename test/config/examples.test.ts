@@ -26,6 +26,8 @@ const ENVIRONMENT: NodeJS.ProcessEnv = {
   COHERE_API_KEY: 'cohere-key',
   EXA_API_KEY: 'exa-key',
   TAVILY_API_KEY: 'tvly-key',
+  DATABASE_URL: 'postgres://searchgate@db.internal:5432/searchgate',
+  REDIS_URL: 'redis://cache.internal:6379',
 };
 
 const load = (file: string, env: NodeJS.ProcessEnv = ENVIRONMENT) => loadConfig({ ...env, SEARCHGATE_CONFIG: `${EXAMPLES}/${file}` });
@@ -99,4 +101,14 @@ test('fused Exa + Tavily + local answers end to end with fakes of both vendors a
   t.is(tavily.requests.filter((request) => request.url === '/search').length, 1);
   const logged = gateway.logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request');
   t.is(logged.provider, 'exa+tavily+local');
+});
+
+test('replicas on PostgreSQL and Redis: accounts in Postgres, rate windows in Redis, both from the environment', (t) => {
+  const config = load('replicas-postgres-redis.yaml');
+  t.is(config.accounts.store, 'postgres');
+  t.is(config.accounts.postgres.url, 'postgres://searchgate@db.internal:5432/searchgate');
+  t.deepEqual(config.accounts.redis, { url: 'redis://cache.internal:6379', keyPrefix: 'searchgate' });
+  t.deepEqual(config.accounts.defaults, { dailyAllowance: 1000, ratePerSecond: 1, ratePerMinute: 60 });
+  const missing = t.throws(() => load('replicas-postgres-redis.yaml', { ...ENVIRONMENT, REDIS_URL: undefined }), { instanceOf: ConfigError });
+  t.regex(missing!.message, /accounts\.redis\.url: environment variable REDIS_URL is not set/);
 });

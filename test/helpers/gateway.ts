@@ -1,5 +1,8 @@
 /** Starts real gateways and real loopback upstreams for the tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { LOCAL_RERANKER, resolveConfig, type ResolvedConfig } from '../../src/config/load.js';
 import type { ProviderType } from '../../src/providers/registry.js';
@@ -32,8 +35,19 @@ export async function startGateway(
   // Tests that are not about the embedded reranker do not load it: its implicit default points at a
   // model that is not there (so rerank answers 503), unless the test configures it itself.
   const providers = { [LOCAL_RERANKER]: ABSENT_LOCAL_RERANKER, ...(rawConfig.providers as object | undefined) };
+  // Each gateway gets its own embedded account store unless the test configures one.
+  const stateDirectory = mkdtempSync(join(tmpdir(), 'searchgate-accounts-'));
+  const rawAccounts = (rawConfig.accounts ?? {}) as Record<string, unknown>;
+  const accounts = { ...rawAccounts, embedded: rawAccounts.embedded ?? { path: join(stateDirectory, 'accounts.db') } };
   const config = resolveConfig(
-    { auth: { keys: [{ name: 'test', key: TEST_KEY }] }, logging: { level: 'info' }, content: { chain: [] }, ...rawConfig, providers },
+    {
+      auth: { keys: [{ name: 'test', key: TEST_KEY }] },
+      logging: { level: 'info' },
+      content: { chain: [] },
+      ...rawConfig,
+      providers,
+      accounts,
+    },
     options.env ?? {},
     providerTypes,
   );
@@ -47,7 +61,10 @@ export async function startGateway(
     url,
     config,
     logLines,
-    close: () => gateway.close(100),
+    close: async () => {
+      await gateway.close(100);
+      rmSync(stateDirectory, { recursive: true, force: true });
+    },
     post: (path, body, headers = {}) =>
       fetch(`${url}${path}`, {
         method: 'POST',

@@ -1,0 +1,93 @@
+/**
+ * The MCP tools' definitions: what a model reads to decide when to call them. Input schemas are the
+ * API's own request schemas (src/api/schemas.ts) with model-facing wording added, so the tools accept
+ * exactly what the HTTP API accepts, validated by the same validator with the same defaults.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { rerankRequestSchema, rerankResponseSchema, searchResultSchema, webSearchRequestSchema, type RerankLimits } from '../api/schemas.js';
+
+/** Drops what is ours alone (schema ids, our custom `format`, `deprecated`), which some clients reject. */
+function forClients(schema: unknown): Record<string, unknown> {
+  if (Array.isArray(schema)) return schema.map(forClients) as unknown as Record<string, unknown>;
+  if (!schema || typeof schema !== 'object') return schema as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => key !== '$id' && key !== 'deprecated' && !(key === 'format' && value === 'freshness'))
+      .map(([key, value]) => [key, forClients(value)]),
+  );
+}
+
+function describeProperties(schema: Record<string, unknown>, descriptions: Record<string, string>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, Record<string, unknown>>;
+  return {
+    ...schema,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => [name, descriptions[name] ? { ...property, description: descriptions[name] } : property]),
+    ),
+  };
+}
+
+export const WEB_SEARCH = 'web_search';
+export const RERANK = 'rerank';
+
+export function toolDefinitions(limits: RerankLimits): Tool[] {
+  return [
+    {
+      name: WEB_SEARCH,
+      title: 'Web search',
+      description: [
+        'Search the web and get ranked results, each with a title, URL, publication date when known, and a snippet;',
+        'or, with contents.text, the main text of each page. Use it for current facts, documentation, news and anything',
+        'you should cite with a source URL. Write a specific query; narrow by date with freshness and by site with',
+        'includeDomains or excludeDomains. Each call counts against the API key\'s daily allowance, so prefer one',
+        'well-aimed search over many broad ones.',
+      ].join(' '),
+      inputSchema: describeProperties(forClients(webSearchRequestSchema), {
+        query: 'What to search for, in natural language or keywords. Required, not blank.',
+        count: 'How many results to return, 1 to 50 (default 10).',
+        freshness:
+          'Only results published in this period: oneDay, oneWeek, oneMonth, oneYear, noLimit (default), a UTC day YYYY-MM-DD, or an inclusive range YYYY-MM-DD..YYYY-MM-DD.',
+        includeDomains: 'Only return results from these sites, e.g. ["docs.python.org"]; subdomains match too.',
+        excludeDomains: 'Never return results from these sites; subdomains match too.',
+        contents:
+          'Set {"text": true} to get each page\'s main text instead of a snippet (slower), or {"text": {"max_characters": N}} to cap it at N characters per result (default 5000).',
+        language: 'Preferred result language as a BCP 47 tag such as en or de, where the search source supports it.',
+        summary: 'Legacy: also return a longer summary of each page.',
+      }) as Tool['inputSchema'],
+      outputSchema: {
+        type: 'object',
+        required: ['query', 'results'],
+        properties: {
+          query: { type: 'string' },
+          results: { type: 'array', items: forClients(searchResultSchema) },
+          totalEstimatedMatches: { type: ['integer', 'null'] },
+          someResultsRemoved: { type: ['boolean', 'null'] },
+        },
+      },
+      annotations: { title: 'Web search', readOnlyHint: true, openWorldHint: true },
+    },
+    {
+      name: RERANK,
+      title: 'Rerank documents',
+      description: [
+        'Score candidate texts by how relevant each is to a query (a calibrated score from 0 to 1; higher is more',
+        'relevant) and return them best first. Use it to pick the passages that answer a question out of many',
+        '(search results, document chunks, notes) before reading or quoting them, or to drop the irrelevant ones:',
+        'a score below about 0.1 rarely answers the query. Each call counts against the API key\'s daily allowance.',
+      ].join(' '),
+      inputSchema: describeProperties(forClients(rerankRequestSchema(limits)), {
+        query: 'The question or need the documents are scored against.',
+        documents: `The candidate texts, as strings (or objects with a "text" field); 1 to ${limits.maxDocuments}.`,
+        top_n: 'Return only the N most relevant documents (default: all).',
+        return_documents: 'Also return each document\'s text with its score (default false: only index and score).',
+        model: 'A reranker model id configured on this gateway; leave it out for the default.',
+      }) as Tool['inputSchema'],
+      outputSchema: forClients({
+        type: 'object',
+        required: ['model', 'results'],
+        properties: { model: rerankResponseSchema.properties.model, results: rerankResponseSchema.properties.results },
+      }) as Tool['outputSchema'],
+      annotations: { title: 'Rerank documents', readOnlyHint: true, openWorldHint: false },
+    },
+  ];
+}

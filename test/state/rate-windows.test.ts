@@ -1,0 +1,95 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import test from 'ava';
+import { PostgresRateWindows, PostgresStore } from '../../src/state/postgres.js';
+import { RedisRateWindows } from '../../src/state/redis.js';
+import type { RateLimits, RateWindows } from '../../src/state/store.js';
+
+const redisUrl = process.env.SEARCHGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const postgresUrl = process.env.SEARCHGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The start of a minute, so that every offset below one minute stays in the same minute window. */
+const T = Date.UTC(2030, 0, 1);
+
+/** Two replicas of one database: separate pools, one schema for this file, dropped at the end. */
+const schema = `sg_test_${randomBytes(6).toString('hex')}`;
+const postgresReplicas = [new PostgresStore({ url: postgresUrl, schema }), new PostgresStore({ url: postgresUrl, schema })] as const;
+
+test.before(() => postgresReplicas[0].migrate());
+test.after.always(async () => {
+  await postgresReplicas[0].pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await Promise.all(postgresReplicas.map((replica) => replica.close()));
+});
+
+/** Each backend opens two clients of the same shared state, as two gateway processes would. */
+const backends: Record<string, () => RateWindows[]> = {
+  redis: () => {
+    const keyPrefix = `sg_test_${randomBytes(6).toString('hex')}`;
+    return [new RedisRateWindows({ url: redisUrl, keyPrefix }), new RedisRateWindows({ url: redisUrl, keyPrefix })];
+  },
+  postgres: () => postgresReplicas.map((replica) => new PostgresRateWindows(replica)),
+};
+
+for (const [label, openClients] of Object.entries(backends)) {
+  const setup = (t: { teardown(fn: () => Promise<unknown>): void }) => {
+    const clients = openClients() as [RateWindows, RateWindows];
+    t.teardown(() => Promise.all(clients.map((client) => client.close())));
+    const accountId = randomUUID();
+    const hit = (limits: RateLimits, now: number, client = clients[0]) => client.hit(accountId, limits, now);
+    return { clients, accountId, hit };
+  };
+
+  test(`${label}: a per-second limit admits exactly that many, then refuses until the next second`, async (t) => {
+    const { clients, hit } = setup(t);
+    const limits = { perSecond: 3, perMinute: 0 };
+    for (const offset of [100, 150, 200]) t.is(await hit(limits, T + offset), undefined);
+    t.deepEqual(await hit(limits, T + 250), { window: 'second', limit: 3, retryAfterMs: 750 });
+    t.deepEqual(await hit(limits, T + 999), { window: 'second', limit: 3, retryAfterMs: 1 });
+    t.is(await clients[0].hit(randomUUID(), limits, T + 999), undefined, 'other accounts have their own windows');
+    t.is(await hit(limits, T + 1000), undefined, 'the next second admits again');
+  });
+
+  test(`${label}: a per-minute limit refuses with the minute window`, async (t) => {
+    const { hit } = setup(t);
+    const limits = { perSecond: 10, perMinute: 4 };
+    for (const second of [0, 1, 2, 3]) t.is(await hit(limits, T + second * 1000), undefined);
+    t.deepEqual(await hit(limits, T + 4000), { window: 'minute', limit: 4, retryAfterMs: 56_000 });
+    t.is(await hit(limits, T + 60_000), undefined, 'the next minute admits again');
+  });
+
+  test(`${label}: a refusal counts in no window`, async (t) => {
+    const { hit } = setup(t);
+    const limits = { perSecond: 2, perMinute: 3 };
+    t.is(await hit(limits, T), undefined);
+    t.is(await hit(limits, T + 1), undefined);
+    t.like(await hit(limits, T + 2), { window: 'second' });
+    t.is(await hit(limits, T + 1000), undefined);
+    t.like(await hit(limits, T + 1001), { window: 'minute' });
+    // Were the minute refusal counted in its second, this second would now be full.
+    const secondOnly = { perSecond: 2, perMinute: 0 };
+    t.is(await hit(secondOnly, T + 1002), undefined);
+    t.like(await hit(secondOnly, T + 1003), { window: 'second' });
+  });
+
+  test(`${label}: when both windows are full, the minute one is named, as retrying sooner fails`, async (t) => {
+    const { hit } = setup(t);
+    const limits = { perSecond: 1, perMinute: 1 };
+    t.is(await hit(limits, T + 500), undefined);
+    t.deepEqual(await hit(limits, T + 500), { window: 'minute', limit: 1, retryAfterMs: 59_500 });
+  });
+
+  test(`${label}: a limit of zero turns its window off`, async (t) => {
+    const { hit } = setup(t);
+    for (let i = 0; i < 20; i++) t.is(await hit({ perSecond: 0, perMinute: 0 }, T), undefined);
+    for (let i = 0; i < 3; i++) t.is(await hit({ perSecond: 0, perMinute: 3 }, T + 100), undefined);
+    t.like(await hit({ perSecond: 0, perMinute: 3 }, T + 100), { window: 'minute' });
+    t.is(await hit({ perSecond: 5, perMinute: 0 }, T + 100), undefined, 'the full minute window is off now');
+  });
+
+  test(`${label}: concurrent hits from two clients admit exactly the limit`, async (t) => {
+    const { clients, hit } = setup(t);
+    const limits = { perSecond: 7, perMinute: 1000 };
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => hit(limits, T + 500, clients[i % 2])));
+    t.is(outcomes.filter((refusal) => refusal === undefined).length, 7);
+    t.true(outcomes.every((refusal) => refusal === undefined || refusal.window === 'second'));
+  });
+}

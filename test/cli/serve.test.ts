@@ -20,7 +20,7 @@ test('a config that fails validation stops startup with a message naming the key
   const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SEARCHGATE_CONFIG: path, PORT: '0' } });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
+  const [code] = await once(child, 'close');
   t.is(code, 78);
   t.regex(stderr, /invalid configuration: config key server\.requestTimeoutMs must be >= 1/);
 });
@@ -67,7 +67,7 @@ test('serve answers over HTTP with JSON logs, and SIGTERM finishes in-flight req
   const response = await slow;
   t.is(response.status, 200);
   t.is(((await response.json()) as any).data.webPages.value[0].snippet, 'slow');
-  const [code] = await once(child, 'exit');
+  const [code] = await once(child, 'close');
   t.is(code, 0);
   const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
   t.true(lines.some((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM'));

@@ -3,6 +3,7 @@
  * the n-th fault, with the arrival time of every request recorded, plus small readers for the
  * gateway's error bodies and metrics.
  */
+import { spawnSync } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionContext } from 'ava';
 import { createAjv, responseValidators } from '../../src/api/validate.js';
@@ -200,4 +201,12 @@ export async function timed<T>(action: () => Promise<T>): Promise<{ value: T; ms
   const started = performance.now();
   const value = await action();
   return { value, ms: performance.now() - started };
+}
+
+/** The exposition passes `promtool check metrics` with no error and no lint warning. */
+export function assertPromtoolAccepts(t: ExecutionContext, exposition: string): void {
+  const promtool = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
+  if (promtool.error) return void t.fail('promtool must be installed (Debian package prometheus; .ci/run installs it)');
+  t.is(promtool.status, 0, `${promtool.stdout}${promtool.stderr}`);
+  t.is(promtool.stdout.trim() + promtool.stderr.trim(), '', 'no lint warnings');
 }

@@ -22,7 +22,7 @@ async function run(...args: string[]): Promise<{ code: number | null; stdout: st
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
+  const [code] = await once(child, 'close');
   return { code, stdout, stderr };
 }
 

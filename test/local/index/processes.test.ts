@@ -29,7 +29,8 @@ function startWriter(directory: string, prefix: string, batches: number): Writer
   });
   let committed = 0;
   const waiters: { count: number; resolve: () => void }[] = [];
-  const exited = once(child, 'exit');
+  // 'close', not 'exit': only then has every line the writer printed been read from the pipe.
+  const exited = once(child, 'close');
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const match = /^committed (\d+)$/.exec(line);
     if (!match) return;

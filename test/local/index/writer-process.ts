@@ -5,6 +5,7 @@
  *   node writer-process.js <directory> <prefix> <batches> <batchSize>
  */
 import { openLocalIndex } from '../../../src/local/index/index.js';
+import { report } from '../../helpers/report.js';
 import { filler, page, writerPageUrl } from './helpers.js';
 
 const [directory, prefix, batches, batchSize] = process.argv.slice(2);
@@ -17,7 +18,7 @@ for (let batch = 0; batch < Number(batches); batch++) {
       page(writerPageUrl(prefix, batch, position), { text: `wombat burrow ${prefix} ${filler(40)}` }),
     ),
   );
-  process.stdout.write(`committed ${batch + 1}\n`);
+  await report(`committed ${batch + 1}`);
 }
 await index.close();
-process.stdout.write('done\n');
+await report('done');

@@ -15,6 +15,9 @@ export class ApiError extends Error {
   }
 }
 
+/** Whole seconds for a Retry-After header: rounded up, and never 0, which would invite an instant retry. */
+export const retryAfterSeconds = (waitMs: number) => Math.max(1, Math.ceil(waitMs / 1000));
+
 export const badRequest = (message: string) => new ApiError(400, message);
 export const unauthorized = (message: string) =>
   new ApiError(401, message, { 'WWW-Authenticate': 'Bearer realm="searchgate"' });

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { ApiError, badRequest } from '../api/errors.js';
+import { ApiError, badRequest, retryAfterSeconds } from '../api/errors.js';
 import { jsonBody } from '../server/middleware.js';
 import type { Services } from '../server/services.js';
 import { keyPrefix, requireActive } from '../state/accounts.js';
@@ -92,7 +92,7 @@ export function createDashboardRouter(services: Services): Router {
 async function throttleSignIn(services: Services, login: string) {
   const refused = await services.accounts.windows.hit(`login:${login.toLowerCase()}`, SIGN_IN_LIMITS, services.now());
   if (!refused) return;
-  const retrySeconds = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
+  const retrySeconds = retryAfterSeconds(refused.retryAfterMs);
   throw new ApiError(429, `too many sign-in attempts for this login; retry in ${retrySeconds} s`, { 'Retry-After': String(retrySeconds) });
 }
 

@@ -5,10 +5,11 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
-import { ApiError, unauthorized } from '../api/errors.js';
+import { ApiError, retryAfterSeconds, unauthorized } from '../api/errors.js';
 import type { Charge } from './allowance.js';
 import {
   nextUtcMidnight,
+  usedThatDay,
   utcDay,
   type Account,
   type AccountStore,
@@ -51,8 +52,12 @@ export interface AccountUsage {
 
 /** Argon2id with the library's defaults (19 MiB, t=2, p=1: OWASP's minimum recommendation). */
 export const hashPassword = (password: string) => argon2Hash(password);
-// Verified against when the login is unknown, so that the reply takes as long as for a wrong password.
-const DECOY_HASH = await argon2Hash(randomBytes(16).toString('hex'));
+let decoyHash: Promise<string> | undefined;
+/**
+ * Verified against when the login is unknown, so that the reply takes as long as for a wrong password.
+ * Hashed on first use rather than on import: most processes (the CLI, most tests) never sign anyone in.
+ */
+const decoyHashOnce = () => (decoyHash ??= argon2Hash(randomBytes(16).toString('hex')));
 
 export const MIN_PASSWORD_LENGTH = 10;
 
@@ -115,7 +120,7 @@ export class AccountService {
     const refused = await this.windows.hit(account.id, limits, now);
     if (refused) {
       const usage = await this.usageOn(account, day, resetsAt);
-      const retrySeconds = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
+      const retrySeconds = retryAfterSeconds(refused.retryAfterMs);
       throw new ApiError(
         429,
         `rate limit exceeded: this account may make ${refused.limit} request${refused.limit === 1 ? '' : 's'} per ${refused.window}; retry in ${retrySeconds} s (the daily allowance is not exhausted: ${usage.remaining} of ${usage.allowance} left today)`,
@@ -129,7 +134,7 @@ export class AccountService {
       throw new ApiError(
         429,
         `daily allowance exhausted: ${used} of ${limits.dailyAllowance} units used today; it resets at ${new Date(resetsAt).toISOString()} (00:00 UTC), and new keys do not restore it`,
-        { 'Retry-After': String(Math.ceil((resetsAt - now) / 1000)), ...rateLimitHeaders(usage), 'X-RateLimit-Scope': 'day' },
+        { 'Retry-After': String(retryAfterSeconds(resetsAt - now)), ...rateLimitHeaders(usage), 'X-RateLimit-Scope': 'day' },
       );
     }
     return { usage, units, refund: () => this.store.refundDaily(account.id, day, units) };
@@ -151,8 +156,9 @@ export class AccountService {
 
   /** The account whose password this is, or undefined; always costs one Argon2 verification. */
   async verifyLogin(login: string, password: string): Promise<Account | undefined> {
-    const found = await this.store.findLogin(login);
-    const hash = found?.passwordHash ?? DECOY_HASH;
+    // Awaited for known logins too, so that the first sign-in takes as long whether the login exists or not.
+    const [found, decoy] = await Promise.all([this.store.findLogin(login), decoyHashOnce()]);
+    const hash = found?.passwordHash ?? decoy;
     const ok = await argon2Verify(hash, password).catch(() => false);
     return ok && found?.passwordHash ? found.account : undefined;
   }
@@ -163,8 +169,8 @@ export class AccountService {
   }
 
   private async usageOn(account: Account, day: string, resetsAt: number): Promise<AccountUsage> {
-    const [row] = await this.store.usage(account.id, day, day);
-    return usageOf(day, row?.used ?? 0, this.limitsOf(account).dailyAllowance, resetsAt);
+    const used = usedThatDay(await this.store.usage(account.id, day, day));
+    return usageOf(day, used, this.limitsOf(account).dailyAllowance, resetsAt);
   }
 
   private touch(keyId: string) {

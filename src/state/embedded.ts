@@ -10,11 +10,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { CREDENTIAL_COLUMNS, PATCH_COLUMNS, normalizeEmail, toAccount, toCredential, toKey, type AccountRow, type CredentialRow, type KeyRow } from './rows.js';
+import { CREDENTIAL_COLUMNS, accountConflict, normalizeEmail, patchAssignments, toAccount, toCredential, toKey, type AccountRow, type CredentialRow, type KeyRow } from './rows.js';
 import {
-  StoreConflictError,
   activeWindows,
   refusalOf,
+  usedThatDay,
   windowOf,
   type Account,
   type AccountPatch,
@@ -89,7 +89,6 @@ interface QueuedCharge {
 }
 
 export class EmbeddedStore implements AccountStore {
-  readonly kind = 'embedded' as const;
   readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private queuedCharges: QueuedCharge[] = [];
@@ -147,24 +146,27 @@ export class EmbeddedStore implements AccountStore {
   }
 
   async findAccount(reference: string): Promise<Account | undefined> {
-    const row = this.statement('SELECT * FROM accounts WHERE id = ? OR name = ? OR email = ? LIMIT 1')
-      .get(reference, reference, reference.toLowerCase()) as AccountRow | undefined;
+    // An id wins over a name, a name over an email, should one account's name be another's id; the
+    // same order as the Postgres store, rather than whichever row the query plan meets first.
+    const row = this.statement(
+      `SELECT * FROM accounts WHERE id = @reference OR name = @reference OR email = @email
+       ORDER BY id = @reference DESC, name = @reference DESC LIMIT 1`,
+    ).get({ reference, email: normalizeEmail(reference) }) as AccountRow | undefined;
     return row && toAccount(row);
   }
 
   async findLogin(login: string) {
-    const row = this.statement('SELECT * FROM accounts WHERE name = ? OR email = ? LIMIT 1')
-      .get(login, login.toLowerCase()) as AccountRow | undefined;
+    const row = this.statement('SELECT * FROM accounts WHERE name = @login OR email = @email ORDER BY name = @login DESC LIMIT 1')
+      .get({ login, email: normalizeEmail(login) }) as AccountRow | undefined;
     return row && { account: toAccount(row), passwordHash: row.password_hash };
   }
 
   async updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined> {
-    const entries = Object.entries(patch).filter(([, value]) => value !== undefined) as Array<[keyof AccountPatch, unknown]>;
-    if (entries.length) {
-      const assignments = entries.map(([field]) => `${PATCH_COLUMNS[field]} = ?`).join(', ');
-      const values = entries.map(([field, value]) => (field === 'email' ? normalizeEmail(value as string | null) : value));
+    const assignments = patchAssignments(patch);
+    if (assignments.length) {
+      const columns = assignments.map(([column]) => `${column} = ?`).join(', ');
       try {
-        this.statement(`UPDATE accounts SET ${assignments} WHERE id = ?`).run(...values, id);
+        this.statement(`UPDATE accounts SET ${columns} WHERE id = ?`).run(...assignments.map(([, value]) => value), id);
       } catch (error) {
         throw conflictOr(error);
       }
@@ -238,7 +240,7 @@ export class EmbeddedStore implements AccountStore {
       ).get(accountId, day, units, limit) as { used: number } | undefined;
       if (row) return { granted: true, used: row.used };
     }
-    return { granted: false, used: this.usedOn(accountId, day) };
+    return { granted: false, used: usedThatDay(this.usageBetween(accountId, day, day)) };
   }
 
   /** Prepared once per SQL text: parsing a statement costs more than running these small ones. */
@@ -253,6 +255,11 @@ export class EmbeddedStore implements AccountStore {
   }
 
   async usage(accountId: string, fromDay: string, toDay: string): Promise<DailyUsage[]> {
+    return this.usageBetween(accountId, fromDay, toDay);
+  }
+
+  /** usage() for a charge inside the batch transaction, which cannot wait for a promise. */
+  private usageBetween(accountId: string, fromDay: string, toDay: string): DailyUsage[] {
     return this.statement('SELECT day, used FROM usage_daily WHERE account_id = ? AND day BETWEEN ? AND ? AND used > 0 ORDER BY day')
       .all(accountId, fromDay, toDay) as DailyUsage[];
   }
@@ -272,18 +279,12 @@ export class EmbeddedStore implements AccountStore {
   async deleteSession(tokenDigest: string): Promise<void> {
     this.statement('DELETE FROM sessions WHERE token_digest = ?').run(tokenDigest);
   }
-
-  private usedOn(accountId: string, day: string): number {
-    const row = this.statement('SELECT used FROM usage_daily WHERE account_id = ? AND day = ?').get(accountId, day) as { used: number } | undefined;
-    return row?.used ?? 0;
-  }
 }
 
 function conflictOr(error: unknown): unknown {
   const { code, message } = error as { code?: string; message?: string };
   if (code !== 'SQLITE_CONSTRAINT_UNIQUE') return error;
-  const column = /accounts\.(\w+)/.exec(message ?? '')?.[1] ?? 'value';
-  return new StoreConflictError(`an account with this ${column} already exists`);
+  return accountConflict(/accounts\.(\w+)/.exec(message ?? '')?.[1] ?? 'value');
 }
 
 /**

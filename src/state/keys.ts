@@ -26,7 +26,7 @@ const PLACEHOLDER = 'YOUR_API_KEY';
  * whitespace, the unchanged placeholder, an unknown key. The scheme name is case-insensitive
  * (RFC 9110 §11.1); everything else is exact.
  */
-export function bearerToken(header: string | undefined): string {
+function bearerToken(header: string | undefined): string {
   if (header === undefined || header === '') {
     throw unauthorized('missing Authorization header; send "Authorization: Bearer <API_KEY>"');
   }

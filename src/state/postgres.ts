@@ -5,11 +5,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { CREDENTIAL_COLUMNS, PATCH_COLUMNS, normalizeEmail, toAccount, toCredential, toKey, type AccountRow, type CredentialRow, type KeyRow, type StoredNumber } from './rows.js';
 import {
-  StoreConflictError,
+  CREDENTIAL_COLUMNS,
+  accountConflict,
+  normalizeEmail,
+  patchAssignments,
+  toAccount,
+  toCredential,
+  toKey,
+  type AccountRow,
+  type CredentialRow,
+  type KeyRow,
+  type StoredNumber,
+} from './rows.js';
+import {
   activeWindows,
   refusalOf,
+  usedThatDay,
   type WindowKind,
   type Account,
   type AccountPatch,
@@ -123,18 +135,17 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
   }
 }
 
-
 const KEY_COLUMNS = 'id, account_id, name, created_at, last_used_at, deleted_at';
 
-function conflictOf(error: unknown, account: { name?: string; email?: string | null }): unknown {
+const CONFLICT_COLUMNS: Readonly<Record<string, string>> = { accounts_name_unique: 'name', accounts_email_unique: 'email' };
+
+function conflictOr(error: unknown): unknown {
   if (!(error instanceof pg.DatabaseError) || error.code !== UNIQUE_VIOLATION) return error;
-  if (error.constraint === 'accounts_name_unique') return new StoreConflictError(`the account name "${account.name}" is taken`);
-  if (error.constraint === 'accounts_email_unique') return new StoreConflictError(`the email ${account.email} is taken`);
-  return error;
+  const column = error.constraint === undefined ? undefined : CONFLICT_COLUMNS[error.constraint];
+  return column === undefined ? error : accountConflict(column);
 }
 
 export class PostgresStore implements AccountStore {
-  readonly kind = 'postgres' as const;
   /** Shared with PostgresRateWindows so both use one set of connections and the same schema. */
   readonly pool: pg.Pool;
   private readonly schema: string | undefined;
@@ -181,7 +192,6 @@ export class PostgresStore implements AccountStore {
   }
 
   async createAccount(account: NewAccount, now: number): Promise<Account> {
-    const email = normalizeEmail(account.email);
     try {
       const { rows } = await this.pool.query<AccountRow>(
         `INSERT INTO accounts (id, name, email, daily_allowance, rate_per_second, rate_per_minute, password_hash, created_at)
@@ -189,7 +199,7 @@ export class PostgresStore implements AccountStore {
         [
           randomUUID(),
           account.name,
-          email,
+          normalizeEmail(account.email),
           account.dailyAllowance ?? null,
           account.ratePerSecond ?? null,
           account.ratePerMinute ?? null,
@@ -199,7 +209,7 @@ export class PostgresStore implements AccountStore {
       );
       return toAccount(rows[0]!);
     } catch (error) {
-      throw conflictOf(error, { name: account.name, email });
+      throw conflictOr(error);
     }
   }
 
@@ -228,26 +238,19 @@ export class PostgresStore implements AccountStore {
   }
 
   async updateAccount(id: string, patch: AccountPatch): Promise<Account | undefined> {
-    const assignments: string[] = [];
-    const values: unknown[] = [id];
-    for (const [field, column] of Object.entries(PATCH_COLUMNS) as [keyof AccountPatch, string][]) {
-      const value = patch[field];
-      if (value === undefined) continue;
-      values.push(field === 'email' ? normalizeEmail(value as string | null) : value);
-      assignments.push(`${column} = $${values.length}`);
-    }
+    const assignments = patchAssignments(patch);
     if (assignments.length === 0) {
       const { rows } = await this.pool.query<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id]);
       return rows[0] && toAccount(rows[0]);
     }
     try {
       const { rows } = await this.pool.query<AccountRow>(
-        `UPDATE accounts SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`,
-        values,
+        `UPDATE accounts SET ${assignments.map(([column], i) => `${column} = $${i + 2}`).join(', ')} WHERE id = $1 RETURNING *`,
+        [id, ...assignments.map(([, value]) => value)],
       );
       return rows[0] && toAccount(rows[0]);
     } catch (error) {
-      throw conflictOf(error, { email: normalizeEmail(patch.email) });
+      throw conflictOr(error);
     }
   }
 
@@ -259,18 +262,11 @@ export class PostgresStore implements AccountStore {
     return toKey(rows[0]!);
   }
 
-  async listKeys(options: { accountId?: string; includeDeleted?: boolean } = {}): Promise<ApiKeyRecord[]> {
-    const conditions: string[] = [];
-    const values: unknown[] = [];
-    if (options.accountId !== undefined) {
-      values.push(options.accountId);
-      conditions.push(`account_id = $${values.length}`);
-    }
-    if (!options.includeDeleted) conditions.push('deleted_at IS NULL');
-    const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  async listKeys({ accountId, includeDeleted = false }: { accountId?: string; includeDeleted?: boolean } = {}): Promise<ApiKeyRecord[]> {
     const { rows } = await this.pool.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM api_keys ${where} ORDER BY created_at DESC, id DESC`,
-      values,
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE ($1::text IS NULL OR account_id = $1) AND ($2::bool OR deleted_at IS NULL)
+       ORDER BY created_at DESC, id DESC`,
+      [accountId ?? null, includeDeleted],
     );
     return rows.map(toKey);
   }
@@ -303,7 +299,6 @@ export class PostgresStore implements AccountStore {
   }
 
   async chargeDaily(accountId: string, day: string, units: number, limit: number): Promise<DailyCharge> {
-    if (units < 0) throw new RangeError(`cannot charge ${units} units`);
     if (units <= limit) {
       // The row lock taken by ON CONFLICT makes the check and the increment one step for every
       // concurrent charge, whichever connection or replica it comes from.
@@ -317,15 +312,7 @@ export class PostgresStore implements AccountStore {
       });
       if (rows[0]) return { granted: true, used: Number(rows[0].used) };
     }
-    return { granted: false, used: await this.usedOn(accountId, day) };
-  }
-
-  private async usedOn(accountId: string, day: string): Promise<number> {
-    const { rows } = await this.pool.query<{ used: StoredNumber }>(
-      'SELECT used FROM usage_daily WHERE account_id = $1 AND day = $2',
-      [accountId, day],
-    );
-    return rows[0] ? Number(rows[0].used) : 0;
+    return { granted: false, used: usedThatDay(await this.usage(accountId, day, day)) };
   }
 
   async refundDaily(accountId: string, day: string, units: number): Promise<void> {
@@ -345,17 +332,18 @@ export class PostgresStore implements AccountStore {
   }
 
   async createSession(tokenDigest: string, session: Session, now: number): Promise<void> {
+    // Sign-ins are rare, so expired sessions are cleared here (in the same round trip), not by a
+    // write on every dashboard request; this also removes those that nobody looks up again.
     await this.pool.query(
-      'INSERT INTO sessions (token_digest, account_id, csrf_token, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)',
+      `WITH expired AS (DELETE FROM sessions WHERE expires_at <= $5)
+       INSERT INTO sessions (token_digest, account_id, csrf_token, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)`,
       [tokenDigest, session.accountId, session.csrfToken, session.expiresAt, now],
     );
   }
 
   async findSession(tokenDigest: string, now: number): Promise<Session | undefined> {
-    // An expired session found on the way is deleted in the same round trip.
     const { rows } = await this.pool.query<{ account_id: string; csrf_token: string; expires_at: StoredNumber }>(
-      `WITH expired AS (DELETE FROM sessions WHERE token_digest = $1 AND expires_at <= $2)
-       SELECT account_id, csrf_token, expires_at FROM sessions WHERE token_digest = $1 AND expires_at > $2`,
+      'SELECT account_id, csrf_token, expires_at FROM sessions WHERE token_digest = $1 AND expires_at > $2',
       [tokenDigest, now],
     );
     const row = rows[0];
@@ -383,19 +371,18 @@ export class PostgresRateWindows implements RateWindows {
   private readonly pool: pg.Pool;
   private lastPrunedAt = -Infinity;
 
-  constructor(source: PostgresStore | pg.Pool) {
-    this.pool = source instanceof PostgresStore ? source.pool : source;
+  constructor(store: PostgresStore) {
+    this.pool = store.pool;
   }
 
   async hit(accountId: string, limits: RateLimits, now: number): Promise<RateRefusal | undefined> {
     const windows = activeWindows(limits, now);
     if (windows.length === 0) return undefined;
     // Each window's row is incremented only while below its limit; a window missing from RETURNING
-    // was full, and rolling back then uncounts the others. Rows are always locked second before
-    // minute, so concurrent hits on one account queue up instead of deadlocking.
+    // was full, and rolling back then uncounts the others, hence the transaction around one statement.
+    // Rows are always locked second before minute, so concurrent hits on one account queue up instead
+    // of deadlocking. The table being unlogged, the commit writes no WAL and so waits for no flush.
     const outcome = await inTransaction(this.pool, async (client) => {
-      // Nothing durable is written here, so the commit need not wait for a WAL flush.
-      await client.query('SET LOCAL synchronous_commit TO off');
       const { rows } = await client.query<{ window: string }>({
         name: 'searchgate-rate-hit',
         text: `INSERT INTO rate_windows (account_id, "window", window_start, count)
@@ -415,19 +402,22 @@ export class PostgresRateWindows implements RateWindows {
       if (error instanceof FullWindows) return refusalOf(error.kinds, limits, now);
       throw error;
     });
-    await this.pruneOccasionally(now);
+    this.pruneOccasionally(now);
     return outcome;
   }
 
-  /** Old windows are dropped at most once a minute per replica; a failure only postpones it. */
-  private async pruneOccasionally(now: number): Promise<void> {
+  /**
+   * Old windows are dropped at most once a minute per replica, without the request waiting for it:
+   * no answer depends on the old rows, and a failure only postpones the pruning.
+   */
+  private pruneOccasionally(now: number): void {
     if (now - this.lastPrunedAt < RATE_PRUNE_INTERVAL_MS) return;
     this.lastPrunedAt = now;
-    await this.pool
+    void this.pool
       .query('DELETE FROM rate_windows WHERE window_start < $1', [now - RATE_ROW_RETENTION_MS])
       .catch(() => undefined);
   }
 
-  /** The pool belongs to the store (or whoever passed it in); it closes it. */
+  /** The pool belongs to the store, which closes it. */
   async close(): Promise<void> {}
 }

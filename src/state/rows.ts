@@ -2,7 +2,7 @@
  * The rows both account stores read (the same tables and columns in SQLite and PostgreSQL) and how
  * they become the store's types, so that the two stores differ only in their SQL.
  */
-import type { Account, AccountPatch, AccountStatus, ApiKeyRecord, StoredCredential } from './store.js';
+import { StoreConflictError, type Account, type AccountPatch, type AccountStatus, type ApiKeyRecord, type StoredCredential } from './store.js';
 
 /** pg hands bigint columns back as strings (they may exceed 2^53); ours are epoch ms and unit counts. */
 export type StoredNumber = number | string;
@@ -68,7 +68,7 @@ export const toCredential = (row: CredentialRow): StoredCredential => ({
   account: toAccount(row),
 });
 
-export const PATCH_COLUMNS = {
+const PATCH_COLUMNS = {
   email: 'email',
   status: 'status',
   dailyAllowance: 'daily_allowance',
@@ -79,3 +79,16 @@ export const PATCH_COLUMNS = {
 
 /** Emails compare case-insensitively; storing them lowercased lets a plain unique index enforce that. */
 export const normalizeEmail = (email: string | null | undefined) => (email == null ? null : email.toLowerCase());
+
+/**
+ * The columns an update sets, with the values to store. A field left undefined is not part of the
+ * patch, whereas null clears the column.
+ */
+export function patchAssignments(patch: AccountPatch): Array<[column: string, value: unknown]> {
+  return (Object.keys(PATCH_COLUMNS) as Array<keyof AccountPatch>)
+    .filter((field) => patch[field] !== undefined)
+    .map((field) => [PATCH_COLUMNS[field], field === 'email' ? normalizeEmail(patch.email) : patch[field]]);
+}
+
+/** Worded once for both stores: the CLI and the dashboard show it to the operator as it is. */
+export const accountConflict = (column: string) => new StoreConflictError(`an account with this ${column} already exists`);

@@ -73,6 +73,9 @@ export interface DailyUsage {
   used: number;
 }
 
+/** Units used on one day, from usage() asked for that day alone: it omits a day without use. */
+export const usedThatDay = (oneDay: readonly DailyUsage[]) => oneDay[0]?.used ?? 0;
+
 export interface Session {
   accountId: string;
   csrfToken: string;
@@ -80,7 +83,6 @@ export interface Session {
 }
 
 export interface AccountStore {
-  readonly kind: 'embedded' | 'postgres';
   /** Applies the versioned migrations not yet applied; safe to call from several replicas at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -36,10 +36,13 @@ export interface SearchOutcome {
   someResultsRemoved: boolean;
 }
 
-interface Collected {
-  results: ProviderSearchResult[];
+interface Totals {
   totalEstimatedMatches: number | null;
   someResultsRemoved: boolean;
+}
+
+interface Collected extends Totals {
+  results: ProviderSearchResult[];
 }
 
 export interface SearchTuning {
@@ -74,14 +77,24 @@ export class SearchGateway {
   }
 
   private async searchWith(provider: SearchProvider, request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
-    const reranking = this.reranker !== null && this.tuning.rerank.model !== null && this.tuning.rerank.providers.includes(provider.name);
-    const goal = reranking ? Math.max(request.count, this.tuning.rerank.candidates) : request.count;
-    const collected = await this.collect(provider, request, goal, deadline);
-    const ranked =
-      reranking && collected.results.length > 1
-        ? await this.rerankCandidates(request.query, collected.results.slice(0, goal), deadline)
-        : collected.results;
+    const reranking = this.canRerank && this.tuning.rerank.providers.includes(provider.name);
+    const collected = await this.collect(provider, request, this.goal(request, reranking), deadline);
+    const ranked = await this.ranked(collected.results, request, reranking, deadline);
     return this.finish(provider.name, ranked, collected, request, deadline);
+  }
+
+  private get canRerank(): boolean {
+    return this.reranker !== null && this.tuning.rerank.model !== null;
+  }
+
+  /** How many results to gather: when they will be reranked, enough candidates for the model to choose from. */
+  private goal(request: WebSearchRequest, reranking: boolean): number {
+    return reranking ? Math.max(request.count, this.tuning.rerank.candidates) : request.count;
+  }
+
+  private async ranked(results: ProviderSearchResult[], request: WebSearchRequest, reranking: boolean, deadline: Deadline) {
+    if (!reranking || results.length <= 1) return results;
+    return this.rerankCandidates(request.query, results.slice(0, this.goal(request, true)), deadline);
   }
 
   /**
@@ -93,35 +106,34 @@ export class SearchGateway {
   private async fuse(request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
     const fusion = this.tuning.fusion;
     if (this.chain.length === 0) throw new ApiError(503, 'no search provider is configured');
-    const rerankUnion = fusion.rerank && this.reranker !== null && this.tuning.rerank.model !== null;
-    const goal = rerankUnion ? Math.max(request.count, this.tuning.rerank.candidates) : request.count;
+    const rerankUnion = fusion.rerank && this.canRerank;
+    const goal = this.goal(request, rerankUnion);
     const fanOut = new Deadline(Math.min(fusion.timeoutMs, deadline.remainingMs()));
     const failures: ChainFailure[] = [];
-    const answers: Array<{ provider: string; collected: Collected }> = [];
+    let answers: Array<{ provider: string; collected: Collected }>;
     try {
-      await Promise.all(
+      // Chain order, not arrival order, so that ties and the merged records do not depend on timing.
+      const turns = await Promise.all(
         this.chain.map(async (provider) => {
           const answer = await this.upstream.turn(provider.name, 'search', fanOut, failures, () => this.collect(provider, request, goal, fanOut));
-          if (answer) answers.push({ provider: provider.name, collected: answer.value });
+          return answer && { provider: provider.name, collected: answer.value };
         }),
       );
+      answers = turns.filter((answer): answer is { provider: string; collected: Collected } => answer !== undefined);
       if (answers.length === 0) throw chainFailure('search', failures, fanOut);
     } finally {
       fanOut.dispose();
     }
-    // Chain order, not arrival order, so that ties and the merged records do not depend on timing.
-    answers.sort((a, b) => this.chain.findIndex((p) => p.name === a.provider) - this.chain.findIndex((p) => p.name === b.provider));
     const fused = reciprocalRankFusion(
       answers.map(({ provider, collected }) => ({ provider, results: collected.results, weight: fusion.weights[provider] ?? 1 })),
       fusion.k,
     ).map(({ result }) => result);
-    const ranked = rerankUnion && fused.length > 1 ? await this.rerankCandidates(request.query, fused.slice(0, goal), deadline) : fused;
+    const ranked = await this.ranked(fused, request, rerankUnion, deadline);
     const totals = answers.map(({ collected }) => collected.totalEstimatedMatches).filter((total): total is number => total !== null);
     return this.finish(
       answers.map(({ provider }) => provider).join('+'),
       ranked,
       {
-        results: ranked,
         totalEstimatedMatches: totals.length ? Math.max(...totals) : null,
         someResultsRemoved: answers.some(({ collected }) => collected.someResultsRemoved),
       },
@@ -136,7 +148,8 @@ export class SearchGateway {
    */
   private async collect(provider: SearchProvider, request: WebSearchRequest, goal: number, deadline: Deadline): Promise<Collected> {
     const capabilities = provider.capabilities;
-    const window = freshnessWindow(request.freshness, this.now());
+    const nowMs = this.now();
+    const window = freshnessWindow(request.freshness, nowMs);
     const nativeDates =
       capabilities.freshness === 'all' || (capabilities.freshness === 'presets' && request.freshness.kind !== 'dates');
     const gatewayFilters =
@@ -165,7 +178,7 @@ export class SearchGateway {
           text: request.text && capabilities.text ? request.text : null,
           summary: request.summary,
           language: request.language,
-          nowMs: this.now(),
+          nowMs,
           signal: deadline.signal,
         }),
       );
@@ -194,7 +207,7 @@ export class SearchGateway {
   private async finish(
     provider: string,
     ranked: ProviderSearchResult[],
-    collected: Collected,
+    totals: Totals,
     request: WebSearchRequest,
     deadline: Deadline,
   ): Promise<SearchOutcome> {
@@ -206,8 +219,8 @@ export class SearchGateway {
     return {
       provider,
       results: chosen.map((result) => shapeResult(result, request)),
-      totalEstimatedMatches: collected.totalEstimatedMatches,
-      someResultsRemoved: collected.someResultsRemoved,
+      totalEstimatedMatches: totals.totalEstimatedMatches,
+      someResultsRemoved: totals.someResultsRemoved,
     };
   }
 

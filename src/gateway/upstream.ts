@@ -7,14 +7,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
-import { ApiError } from '../api/errors.js';
+import { ApiError, retryAfterSeconds } from '../api/errors.js';
 import { UpstreamError } from '../providers/errors.js';
 import type { Logger } from '../server/logger.js';
 import { seriesCache, type Metrics } from '../server/metrics.js';
 import type { Deadline } from './deadline.js';
 import type { HealthRegistry, Operation, Unavailability } from './health.js';
-
-export type { Operation } from './health.js';
 
 export interface RetryPolicy {
   retries: number;
@@ -157,7 +155,7 @@ export type ChainFailure =
   | { provider: string; error: UpstreamError; skipped?: undefined }
   | { provider: string; skipped: Unavailability; retryAfterMs: number; error?: undefined };
 
-export function asUpstreamError(error: unknown, provider: string, deadline: Deadline): UpstreamError {
+function asUpstreamError(error: unknown, provider: string, deadline: Deadline): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (deadline.expired) return new UpstreamError(provider, 'timeout', 'request deadline reached');
   throw error;
@@ -189,7 +187,7 @@ export function chainFailure(what: string, failures: readonly ChainFailure[], de
     const waits = failures
       .map((failure) => (failure.error ? failure.error.retryAfterMs : failure.retryAfterMs))
       .filter((ms): ms is number => ms !== undefined);
-    const headers: Record<string, string> = waits.length ? { 'Retry-After': String(Math.max(1, Math.ceil(Math.min(...waits) / 1000))) } : {};
+    const headers: Record<string, string> = waits.length ? { 'Retry-After': String(retryAfterSeconds(Math.min(...waits))) } : {};
     const why =
       tried.length === 0
         ? `no ${what} provider is available right now`

@@ -8,11 +8,11 @@
 import { compile } from 'html-to-text';
 import { freshnessWindow, type Freshness, type FreshnessPreset } from '../api/freshness.js';
 import { UpstreamError } from './errors.js';
-import { callJson, type Classify } from './http.js';
+import { callJson, envelopeError, type Classify } from './http.js';
 import type { ProviderSearchResult, SearchCapabilities } from './types.js';
 
 /** Options every HTTP provider has. */
-export interface HttpProviderOptions {
+interface HttpProviderOptions {
   baseUrl: string;
   apiKey?: string;
   timeoutMs: number;
@@ -58,7 +58,6 @@ export function searchCapabilities(declared: Partial<SearchCapabilities> & Pick<
     includeDomains: false,
     excludeDomains: false,
     text: false,
-    language: false,
     ...declared,
   };
 }
@@ -75,7 +74,7 @@ export function endpoint(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
 
-export type QueryParameters = Record<string, string | number | boolean | undefined | null | readonly string[]>;
+type QueryParameters = Record<string, string | number | boolean | undefined | null | readonly string[]>;
 
 /** A URL with query parameters; undefined, null and empty values are left out, arrays repeat the key. */
 export function withQuery(url: string, params: QueryParameters): string {
@@ -86,6 +85,13 @@ export function withQuery(url: string, params: QueryParameters): string {
     else target.searchParams.set(key, String(value));
   }
   return target.toString();
+}
+
+/** An error a vendor reports inside a 2xx reply: the HTTP status it names, and its own explanation. */
+export interface EnvelopeFailure {
+  code: number;
+  detail: string;
+  retryAfterMs?: number;
 }
 
 /** What is the same in every call to one vendor's API. */
@@ -100,6 +106,12 @@ export interface Vendor {
   secrets?: readonly string[];
   /** See JsonCall.rateLimitWindowMs. */
   rateLimitWindowMs?: number;
+  /**
+   * The failure a 2xx JSON object reply carries in its envelope, for vendors that report errors
+   * that way (LangSearch, Jina); null for a real answer. Read here, not by each call, so that no
+   * call can take such a reply for content or for no results.
+   */
+  envelope?: (body: Record<string, unknown>) => EnvelopeFailure | null;
 }
 
 /** One call: a path under the provider's baseUrl, and what varies from call to call. */
@@ -121,14 +133,15 @@ export interface VendorClient {
 
 /**
  * The calls one provider makes to its vendor's JSON API, through callJson: baseUrl + path (+ query),
- * the vendor's credentials and headers, its error classification, the provider's timeout, and its
- * secrets cut out of every error message.
+ * the vendor's credentials and headers, its error classification (of statuses and of envelopes), the
+ * provider's timeout, and its secrets cut out of every error message.
  */
 export function vendorClient(provider: string, options: HttpProviderOptions, vendor: Vendor = {}): VendorClient {
   const secrets = vendor.secrets ?? secretsOf(options);
   const authHeaders = options.apiKey && vendor.auth ? vendor.auth(options.apiKey) : {};
-  const json = (path: string, request: VendorRequest): Promise<unknown> =>
-    callJson({
+  const json = async (path: string, request: VendorRequest): Promise<unknown> => {
+    const classify: Classify = (status, rawBody, body) => request.classify?.(status, rawBody, body) ?? vendor.classify?.(status, rawBody, body);
+    const reply = await callJson({
       provider,
       url: withQuery(endpoint(options.baseUrl, path), request.query ?? {}),
       headers: { ...authHeaders, ...vendor.headers, ...request.headers },
@@ -136,9 +149,20 @@ export function vendorClient(provider: string, options: HttpProviderOptions, ven
       timeoutMs: options.timeoutMs,
       signal: request.signal,
       secrets,
-      classify: (status, rawBody, body) => request.classify?.(status, rawBody, body) ?? vendor.classify?.(status, rawBody, body),
+      classify,
       ...(vendor.rateLimitWindowMs === undefined ? {} : { rateLimitWindowMs: vendor.rateLimitWindowMs }),
     });
+    const failure = vendor.envelope && isRecord(reply) ? vendor.envelope(reply) : null;
+    if (failure) {
+      // The envelope stands in for the reply's body, so that a call's own classify can read it as it
+      // would an error reply's (a page's failure by its error name).
+      throw envelopeError(provider, failure.code, failure.detail, secrets, {
+        classify: (status) => classify(status, '', reply),
+        retryAfterMs: failure.retryAfterMs,
+      });
+    }
+    return reply;
+  };
   const call = async (path: string, request: VendorRequest) => expectObject(provider, await json(path, request));
   return Object.assign(call, { json });
 }
@@ -162,11 +186,13 @@ export async function unlessPageFailed<T>(
   }
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
 export function expectObject(provider: string, value: unknown, what = 'reply'): Record<string, unknown> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw new UpstreamError(provider, 'garbage', `${what} is not a JSON object`);
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 export function expectArray(provider: string, value: unknown, what: string): unknown[] {
@@ -176,7 +202,7 @@ export function expectArray(provider: string, value: unknown, what: string): unk
 
 /** The items of an array that are objects; an upstream's stray null or string is skipped, not fatal. */
 export function objectsOf(items: readonly unknown[]): Array<Record<string, unknown>> {
-  return items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item));
+  return items.filter(isRecord);
 }
 
 /**
@@ -236,7 +262,7 @@ export function plainText(html: unknown): string | null {
   return text === '' ? null : text;
 }
 
-export interface LanguageSubtags {
+interface LanguageSubtags {
   language: string;
   /** Title case ("Hant"), or null. */
   script: string | null;

@@ -18,8 +18,6 @@ export interface SearchCapabilities {
   excludeDomains: boolean;
   /** Whether the upstream returns full page text when asked. */
   text: boolean;
-  /** Whether the upstream filters by SearchCall.language. */
-  language?: boolean;
 }
 
 export interface SearchCall {

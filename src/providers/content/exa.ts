@@ -12,7 +12,7 @@ import type { ExaOptions } from '../search/exa.js';
  * Exa's 402 means the account's credits or the key's budget are spent (tags NO_MORE_CREDITS,
  * API_KEY_BUDGET_EXCEEDED, https://exa.ai/docs/reference/error-codes): no retry helps for a while.
  */
-export function classifyExaFailure(status: number): UpstreamFailureKind | undefined {
+function classifyExaFailure(status: number): UpstreamFailureKind | undefined {
   return status === 402 ? 'quota' : undefined;
 }
 

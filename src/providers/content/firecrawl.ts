@@ -24,7 +24,7 @@ export interface FirecrawlOptions {
   onlyMainContent: boolean;
 }
 
-export const firecrawlOptionsSchema = providerOptionsSchema('firecrawl', {
+const firecrawlOptionsSchema = providerOptionsSchema('firecrawl', {
   defaultBaseUrl: 'https://api.firecrawl.dev',
   apiKey: 'optional',
   timeoutMs: 30_000,
@@ -68,7 +68,7 @@ const classify: Classify = (status, _raw, body) => {
 };
 
 /** Markdown read as text: images dropped, links reduced to their anchor text, reference definitions removed. */
-export function markdownToText(markdown: string): string {
+function markdownToText(markdown: string): string {
   return markdown
     .replace(/!\[[^\]]*\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '')
     .replace(/\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '$1')

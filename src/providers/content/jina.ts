@@ -12,47 +12,35 @@
  * its classification.
  */
 import { UpstreamError, type UpstreamFailureKind } from '../errors.js';
-import { envelopeError } from '../http.js';
-import { bearer, expectObject, optionalString, secretsOf, unlessPageFailed, vendorClient, type VendorClient } from '../shared.js';
+import { bearer, expectObject, optionalString, unlessPageFailed, vendorClient, type EnvelopeFailure, type VendorClient } from '../shared.js';
 import type { JinaOptions } from '../search/jina.js';
 import type { ContentProvider, PageContent } from '../types.js';
-
-/** A failure Jina reports in its envelope: {data: null, code: <HTTP status>, name, status, message, retryAfter?}. */
-export interface JinaFailure {
-  code: number;
-  name: string;
-  message: string;
-  retryAfterMs?: number;
-}
 
 /** Where Jina's statuses differ from HTTP's defaults: 402 is a used-up balance (InsufficientBalanceError, InsufficientCreditsError). */
 export const jinaClassify = (status: number): UpstreamFailureKind | undefined => (status === 402 ? 'quota' : undefined);
 
-/** Calls to one of Jina's hosts (search, Reader, rerank), all with the account's one key. */
-export const jinaClient = (provider: string, options: JinaOptions, baseUrl: string): VendorClient =>
-  vendorClient(provider, { baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs }, { auth: bearer, classify: jinaClassify });
-
 /**
- * The error envelope in a body Jina answered with a 2xx status. Its hosts normally send the
- * envelope's code as the HTTP status too, but clients have met it inside a 200; reading it as
- * content or as no results would hide a used-up balance or a bad key.
+ * Jina's error envelope, {data: null, code: <HTTP status>, name, status, message, retryAfter?}, in a
+ * body answered with a 2xx status. Its hosts normally send the envelope's code as the HTTP status
+ * too, but clients have met it inside a 200; reading it as content or as no results would hide a
+ * used-up balance or a bad key.
  */
-export function jinaEnvelopeFailure(body: unknown): JinaFailure | null {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
-  const { code, data, name, message, retryAfter } = body as Record<string, unknown>;
+export function jinaEnvelopeFailure({ code, data, name, message, retryAfter }: Record<string, unknown>): EnvelopeFailure | null {
   if (typeof code !== 'number' || code < 400 || (data !== null && data !== undefined)) return null;
   return {
     code,
-    name: typeof name === 'string' ? name : 'Error',
-    message: typeof message === 'string' ? message : '',
+    detail: `${typeof name === 'string' ? name : 'Error'}: ${typeof message === 'string' ? message : ''}`,
     ...(typeof retryAfter === 'number' ? { retryAfterMs: retryAfter * 1000 } : {}),
   };
 }
 
-export function jinaError(provider: string, failure: JinaFailure, secrets: readonly string[]): UpstreamError {
-  const retry = failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs };
-  return envelopeError(provider, failure.code, `${failure.name}: ${failure.message}`, secrets, { classify: jinaClassify, ...retry });
-}
+/** Calls to one of Jina's hosts (search, Reader, rerank), all with the account's one key. */
+export const jinaClient = (provider: string, options: JinaOptions, baseUrl: string): VendorClient =>
+  vendorClient(
+    provider,
+    { baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs },
+    { auth: bearer, classify: jinaClassify, envelope: jinaEnvelopeFailure },
+  );
 
 /**
  * How page text is asked for. 'content' is the Reader's default (Readability's main content as
@@ -83,7 +71,6 @@ function errorName(body: unknown): string | undefined {
 const TARGET_ERROR = /Target URL returned error [45]\d\d/i;
 
 export function createJinaContent(name: string, options: JinaOptions): ContentProvider {
-  const secrets = secretsOf(options);
   const reader = jinaClient(name, options, options.readerBaseUrl);
   return {
     name,
@@ -93,11 +80,6 @@ export function createJinaContent(name: string, options: JinaOptions): ContentPr
         (pageClassify) => reader('/', { headers: readerHeaders(options), body: { url }, signal, classify: pageClassify }),
       );
       if (!envelope) return null;
-      const failure = jinaEnvelopeFailure(envelope);
-      if (failure) {
-        if (isPageFailure(failure.code, failure.name)) return null;
-        throw jinaError(name, failure, secrets);
-      }
       const data = expectObject(name, envelope.data, 'reply data');
       if (typeof data.warning === 'string' && TARGET_ERROR.test(data.warning)) return null;
       if (typeof data.content !== 'string' && typeof data.text !== 'string') throw new UpstreamError(name, 'garbage', 'reply data has neither content nor text');

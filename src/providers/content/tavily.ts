@@ -14,7 +14,7 @@ import type { TavilyOptions } from '../search/tavily.js';
  * 432 "exceeds your plan's set usage limit" and 433 "exceeds the pay-as-you-go limit" are used-up
  * allowances, not rate limits: no retry helps until the plan or limit changes.
  */
-export function classifyTavilyFailure(status: number): UpstreamFailureKind | undefined {
+function classifyTavilyFailure(status: number): UpstreamFailureKind | undefined {
   return status === 432 || status === 433 ? 'quota' : undefined;
 }
 

@@ -31,7 +31,7 @@ export interface CohereCompatibleOptions extends RerankHttpOptions {
  * A 402, or LiteLLM's budget_exceeded error (HTTP 400, 429 in some versions), means
  * the key's budget is spent: no retry helps until an operator raises it.
  */
-export const classifyCohereCompatible: Classify = (status, rawBody) =>
+const classifyCohereCompatible: Classify = (status, rawBody) =>
   status === 402 || /"budget_exceeded"/.test(rawBody) ? 'quota' : undefined;
 
 export function createCohereCompatibleRerank(name: string, options: CohereCompatibleOptions): RerankProvider {

@@ -24,7 +24,7 @@ export interface CohereOptions extends RerankHttpOptions {
   maxTokensPerDoc?: number;
 }
 
-export const classifyCohere: Classify = (status, rawBody) => {
+const classifyCohere: Classify = (status, rawBody) => {
   if (status === 402) return 'quota';
   if (status === 429 && /\/\s*month|per month/i.test(rawBody)) return 'quota';
   if (status === 498) return 'auth';

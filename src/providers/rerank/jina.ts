@@ -5,9 +5,8 @@
  * card's compute_score and the API's examples are all in (0, 1)), so the default scale keeps them
  * as they are; jina-reranker-v3 scores are similarities and are clamped at 0 on the same scale.
  */
-import { jinaClassify, jinaEnvelopeFailure, jinaError } from '../content/jina.js';
+import { jinaClassify, jinaEnvelopeFailure } from '../content/jina.js';
 import type { JinaOptions } from '../search/jina.js';
-import { secretsOf } from '../shared.js';
 import { scoresFromList } from './scores.js';
 import { cohereShapedBody, httpReranker } from './shared.js';
 import type { RerankProvider } from '../types.js';
@@ -16,11 +15,8 @@ export function createJinaRerank(name: string, options: JinaOptions): RerankProv
   return httpReranker(name, { ...options, baseUrl: options.rerankBaseUrl }, {
     path: '/v1/rerank',
     body: (call) => cohereShapedBody(options.rerankModel, call, { return_documents: false }),
-    scores: (reply, call) => {
-      const failure = jinaEnvelopeFailure(reply);
-      if (failure) throw jinaError(name, failure, secretsOf(options));
-      return scoresFromList(name, reply, ['results'], call.documents.length, options.scoreScale);
-    },
+    scores: (reply, call) => scoresFromList(name, reply, ['results'], call.documents.length, options.scoreScale),
     classify: jinaClassify,
+    envelope: jinaEnvelopeFailure,
   });
 }

@@ -17,7 +17,7 @@ export const scoreScaleSchema = { enum: ['probability', 'logit'] } as const;
 export const sigmoid = (logit: number): number => 1 / (1 + Math.exp(-logit));
 
 /** A score in [0, 1]; probabilities only need clamping against float noise. */
-export function normalizeScore(score: number, scale: ScoreScale): number {
+function normalizeScore(score: number, scale: ScoreScale): number {
   const value = scale === 'logit' ? sigmoid(score) : score;
   return Math.min(1, Math.max(0, value));
 }

@@ -2,8 +2,8 @@
  * searchgate-compatible rerank: POST {baseUrl}/v1/rerank as LangSearch serves it. Its scores are
  * already calibrated to [0, 1], so they are passed through unchanged (no sigmoid, no batch min-max).
  */
-import { checkEnvelope, type SearchgateCompatibleOptions } from '../search/searchgate-compatible.js';
-import { secretsOf } from '../shared.js';
+import { searchgateEnvelopeFailure, type SearchgateCompatibleOptions } from '../search/searchgate-compatible.js';
+import { expectObject } from '../shared.js';
 import { scoresByIndex } from './scores.js';
 import { cohereShapedBody, httpReranker } from './shared.js';
 import type { RerankProvider } from '../types.js';
@@ -13,9 +13,10 @@ export function createSearchgateCompatibleRerank(name: string, options: Searchga
     path: '/v1/rerank',
     body: (call) => cohereShapedBody(options.rerankModel ?? call.model, call, { return_documents: false }),
     scores: (reply, call) => {
-      const envelope = checkEnvelope(name, reply, secretsOf(options));
+      const envelope = expectObject(name, reply);
       const results = envelope.results ?? (envelope.data as { results?: unknown } | undefined)?.results;
       return scoresByIndex(name, results, call.documents.length, 'probability', ['relevance_score', 'rerankScore']);
     },
+    envelope: searchgateEnvelopeFailure,
   });
 }

@@ -4,7 +4,7 @@
  * of the batch size. Reading the replies is in scores.ts.
  */
 import type { Classify } from '../http.js';
-import { bearer, vendorClient } from '../shared.js';
+import { bearer, vendorClient, type Vendor } from '../shared.js';
 import type { RerankCall, RerankProvider } from '../types.js';
 
 export interface RerankHttpOptions {
@@ -15,13 +15,14 @@ export interface RerankHttpOptions {
 }
 
 /** What one upstream call for one batch is: where to send what, and how to read the reply. */
-export interface RerankExchange {
+interface RerankExchange {
   /** Under options.baseUrl. */
   path: string;
   body(call: RerankCall): unknown;
   /** One score in [0, 1] per document of the batch, in document order. */
   scores(reply: unknown, call: RerankCall): number[];
   classify?: Classify;
+  envelope?: Vendor['envelope'];
 }
 
 /**
@@ -29,7 +30,7 @@ export interface RerankExchange {
  * splits requests into batches of at most maxDocuments, so each call scores one whole batch.
  */
 export function httpReranker(name: string, options: RerankHttpOptions, exchange: RerankExchange): RerankProvider {
-  const upstream = vendorClient(name, options, { auth: bearer, classify: exchange.classify });
+  const upstream = vendorClient(name, options, { auth: bearer, classify: exchange.classify, envelope: exchange.envelope });
   return {
     name,
     capabilities: { maxDocuments: options.maxDocuments },

@@ -31,7 +31,7 @@ export interface TeiOptions extends RerankHttpOptions {
   rawScores: boolean;
 }
 
-export const classifyTei: Classify = (status) => (status === 424 ? 'unavailable' : undefined);
+const classifyTei: Classify = (status) => (status === 424 ? 'unavailable' : undefined);
 
 export function createTeiRerank(name: string, options: TeiOptions): RerankProvider {
   return httpReranker(name, options, {

@@ -24,7 +24,7 @@ export interface VoyageOptions extends RerankHttpOptions {
   truncation: boolean;
 }
 
-export const classifyVoyage: Classify = (status, rawBody) =>
+const classifyVoyage: Classify = (status, rawBody) =>
   (status === 401 || status === 402 || status === 403) && /run out of credit|add a payment method/i.test(rawBody) ? 'quota' : undefined;
 
 export function createVoyageRerank(name: string, options: VoyageOptions): RerankProvider {

@@ -56,7 +56,7 @@ const SEARCH_LANGUAGES = new Set(
 );
 
 /** Brave's search_lang codes differ from BCP 47 for Japanese, Chinese scripts and the Portugals. */
-export function braveLanguage(tag: string | null | undefined): string | undefined {
+function braveLanguage(tag: string | null | undefined): string | undefined {
   const subtags = languageSubtags(tag);
   if (!subtags) return undefined;
   const { language, region } = subtags;
@@ -95,7 +95,7 @@ export function createBraveSearch(name: string, options: BraveOptions): SearchPr
   });
   return {
     name,
-    capabilities: searchCapabilities({ maxPageSize: MAX_COUNT, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, language: true }),
+    capabilities: searchCapabilities({ maxPageSize: MAX_COUNT, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       if (call.page > LAST_PAGE) return { results: [], hasMore: false };
       const parameters = {

@@ -32,7 +32,7 @@ export interface ExaOptions {
   nativeSummary: boolean;
 }
 
-export const exaOptionsSchema = providerOptionsSchema('exa', {
+const exaOptionsSchema = providerOptionsSchema('exa', {
   defaultBaseUrl: 'https://api.exa.ai',
   apiKey: 'required',
   properties: {

@@ -108,7 +108,7 @@ export function createGoogleSearch(name: string, options: GoogleOptions): Search
   const google = vendorClient(name, options, { classify: classifyGoogle });
   return {
     name,
-    capabilities: searchCapabilities({ maxPageSize: MAX_NUM, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, language: true }),
+    capabilities: searchCapabilities({ maxPageSize: MAX_NUM, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const start = call.offset + 1;
       const num = Math.min(call.count, MAX_NUM, MAX_START_PLUS_NUM - start);

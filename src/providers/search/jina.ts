@@ -12,8 +12,8 @@
  */
 import { shownDateToIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../errors.js';
-import { optionalString, readResults, searchCapabilities, secretsOf } from '../shared.js';
-import { createJinaContent, jinaClient, jinaEnvelopeFailure, jinaError, readerHeaders } from '../content/jina.js';
+import { optionalString, readResults, searchCapabilities, withSiteOperators } from '../shared.js';
+import { createJinaContent, jinaClient, readerHeaders } from '../content/jina.js';
 import { createJinaRerank } from '../rerank/jina.js';
 import { scoreScaleSchema, type ScoreScale } from '../rerank/scores.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../types.js';
@@ -47,7 +47,7 @@ export interface JinaOptions {
 
 const url = { type: 'string', pattern: '^https?://' } as const;
 
-export const jinaOptionsSchema = {
+const jinaOptionsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -82,14 +82,13 @@ function hlOf(tag: string): string {
 }
 
 export function createJinaSearch(name: string, options: JinaOptions): SearchProvider {
-  const secrets = secretsOf(options);
   const jina = jinaClient(name, options, options.searchBaseUrl);
   return {
     name,
-    capabilities: searchCapabilities({ maxPageSize: MAX_PAGE_SIZE, pagination: true, includeDomains: true, excludeDomains: true, text: true, language: true }),
+    capabilities: searchCapabilities({ maxPageSize: MAX_PAGE_SIZE, pagination: true, includeDomains: true, excludeDomains: true, text: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const language = call.language ?? options.language;
-      const query = [call.query, ...call.excludeDomains.map((domain) => `-site:${domain}`)].join(' ');
+      const query = withSiteOperators(call.query, [], call.excludeDomains);
       let reply: unknown;
       try {
         // Any JSON value: a reply that is not an envelope object is garbage for having no data array.
@@ -112,10 +111,7 @@ export function createJinaSearch(name: string, options: JinaOptions): SearchProv
         if (error instanceof UpstreamError && error.status === 422 && /no search results/i.test(error.message)) return { results: [] };
         throw error;
       }
-      const envelope = reply as Record<string, unknown> | null;
-      const failure = jinaEnvelopeFailure(envelope);
-      if (failure) throw jinaError(name, failure, secrets);
-      return { results: readResults(name, envelope?.data, 'data', (item) => toResult(item, call)) };
+      return { results: readResults(name, (reply as Record<string, unknown> | null)?.data, 'data', (item) => toResult(item, call)) };
     },
   };
 }

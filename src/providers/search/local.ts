@@ -30,7 +30,7 @@ export const localOptionsSchema = {
   },
 } as const;
 
-export function createLocalSearch(name: string, options: LocalOptions, now: () => number = Date.now): SearchProvider {
+export function createLocalSearch(name: string, options: LocalOptions): SearchProvider {
   return {
     name,
     capabilities: searchCapabilities({ maxPageSize: 50, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
@@ -42,7 +42,7 @@ export function createLocalSearch(name: string, options: LocalOptions, now: () =
         offset: call.offset,
         includeDomains: call.includeDomains,
         excludeDomains: call.excludeDomains,
-        window: freshnessWindow(call.freshness, now()),
+        window: freshnessWindow(call.freshness, call.nowMs),
       });
       return {
         results: hits.map(({ page, snippet }) => ({

@@ -97,7 +97,7 @@ function readMarginaliaReply(name: string, reply: Record<string, unknown>): Sear
 
 const toResult = stringFields({ title: 'title', snippet: 'description' });
 
-export const marginaliaOptionsSchema = providerOptionsSchema('marginalia', {
+const marginaliaOptionsSchema = providerOptionsSchema('marginalia', {
   defaultBaseUrl: 'https://api2.marginalia-search.com',
   apiKey: 'optional',
   properties: {

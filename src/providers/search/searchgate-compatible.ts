@@ -3,8 +3,7 @@
  * searchgate, a Bing-shaped proxy. POST {baseUrl}/v1/web-search with a Bearer key; the reply is the
  * `data.webPages.value` envelope.
  */
-import { envelopeError } from '../http.js';
-import { bearer, expectObject, optionalNumber, readResults, searchCapabilities, secretsOf, stringFields, vendorClient } from '../shared.js';
+import { bearer, optionalNumber, readResults, searchCapabilities, stringFields, vendorClient, type EnvelopeFailure } from '../shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface SearchgateCompatibleOptions {
@@ -40,17 +39,14 @@ export const searchgateCompatibleOptionsSchema = {
  * LangSearch-style replies can carry an error in the envelope with HTTP 200 (`code` other than 200);
  * that must not be read as "no results".
  */
-export function checkEnvelope(provider: string, body: unknown, secrets: readonly string[]): Record<string, unknown> {
-  const envelope = expectObject(provider, body);
+export function searchgateEnvelopeFailure(envelope: Record<string, unknown>): EnvelopeFailure | null {
   const code = typeof envelope.code === 'string' ? Number(envelope.code) : envelope.code;
-  if (typeof code === 'number' && code !== 200 && code !== 0) {
-    throw envelopeError(provider, code, String(envelope.msg ?? envelope.message ?? ''), secrets);
-  }
-  return envelope;
+  if (typeof code !== 'number' || code === 200 || code === 0) return null;
+  return { code, detail: String(envelope.msg ?? envelope.message ?? '') };
 }
 
 export function createSearchgateCompatibleSearch(name: string, options: SearchgateCompatibleOptions): SearchProvider {
-  const upstream = vendorClient(name, options, { auth: bearer });
+  const upstream = vendorClient(name, options, { auth: bearer, envelope: searchgateEnvelopeFailure });
   return {
     name,
     capabilities: searchCapabilities({
@@ -71,8 +67,7 @@ export function createSearchgateCompatibleSearch(name: string, options: Searchga
         },
         signal: call.signal,
       });
-      const envelope = checkEnvelope(name, reply, secretsOf(options));
-      const webPages = (envelope.data as { webPages?: { value?: unknown; totalEstimatedMatches?: unknown; someResultsRemoved?: unknown } } | undefined)?.webPages;
+      const webPages = (reply.data as { webPages?: { value?: unknown; totalEstimatedMatches?: unknown; someResultsRemoved?: unknown } } | undefined)?.webPages;
       return {
         results: readResults(name, webPages?.value, 'data.webPages.value', toResult),
         totalEstimatedMatches: optionalNumber(webPages?.totalEstimatedMatches),

@@ -136,7 +136,6 @@ export function createSearxngSearch(name: string, options: SearxngOptions): Sear
       // re-check, which always runs, removes.
       includeDomains: true,
       excludeDomains: true,
-      language: true,
     }),
     async search(call: SearchCall): Promise<SearchPage> {
       const query = {
@@ -189,7 +188,7 @@ const toResult = stringFields({
   datePublished: 'publishedDate',
 });
 
-export const searxngOptionsSchema = providerOptionsSchema('searxng', {
+const searxngOptionsSchema = providerOptionsSchema('searxng', {
   apiKey: 'optional',
   properties: {
     headers: { type: 'object', additionalProperties: { type: 'string' } },

@@ -57,7 +57,6 @@ export function createSerperSearch(name: string, options: SerperOptions): Search
       freshness: 'all',
       includeDomains: true,
       excludeDomains: true,
-      language: true,
     }),
     async search(call: SearchCall): Promise<SearchPage> {
       const hl = googleLanguage(call.language ?? options.language)?.hl.toLowerCase();

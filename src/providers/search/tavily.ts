@@ -33,7 +33,7 @@ export interface TavilyOptions {
 /** max_results accepts 0..20. */
 const MAX_RESULTS = 20;
 
-export const tavilyOptionsSchema = providerOptionsSchema('tavily', {
+const tavilyOptionsSchema = providerOptionsSchema('tavily', {
   defaultBaseUrl: 'https://api.tavily.com',
   apiKey: 'required',
   properties: {

@@ -91,7 +91,6 @@ function checked(name: string, reply: Record<string, unknown>): Record<string, u
 }
 
 export function createWikipediaSearch(name: string, options: WikipediaOptions): SearchProvider {
-  const perLanguage = options.baseUrl.includes('{language}');
   return {
     name,
     // No freshness: CirrusSearch has no date filter.
@@ -103,7 +102,6 @@ export function createWikipediaSearch(name: string, options: WikipediaOptions): 
       includeDomains: true,
       excludeDomains: true,
       text: true,
-      language: perLanguage,
     }),
     async search(call: SearchCall): Promise<SearchPage> {
       const root = options.baseUrl.replace('{language}', wikiLanguage(call.language, options.language));
@@ -181,7 +179,7 @@ async function fillExtracts(
   await Promise.all(Array.from({ length: Math.min(concurrency, results.length) }, worker));
 }
 
-export const wikipediaOptionsSchema = providerOptionsSchema('wikipedia', {
+const wikipediaOptionsSchema = providerOptionsSchema('wikipedia', {
   defaultBaseUrl: 'https://{language}.wikipedia.org',
   apiKey: 'none',
   properties: {

@@ -10,15 +10,14 @@
  * → allowance → cache → provider chain → normalize, through src/server/operations.ts. Failures come
  * back as tool errors whose text names the HTTP status and says what to do, as plainly as the API.
  */
-import { finished } from 'node:stream/promises';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { rerankEnvelope, webSearchEnvelope } from '../api/envelopes.js';
 import { ApiError } from '../api/errors.js';
-import { authenticateRequest, jsonBody, newLogId, toApiError, type RequestState } from '../server/middleware.js';
+import { authenticateRequest, jsonBody, logMilliseconds, newLogId, toApiError, type RequestState } from '../server/middleware.js';
 import { rerankOperation, webSearchOperation, type OperationContext } from '../server/operations.js';
 import type { Services } from '../server/services.js';
 import type { Principal } from '../state/keys.js';
@@ -57,17 +56,16 @@ export function createMcpRouter(services: Services): Router {
       server.setRequestHandler(CallToolRequestSchema, (request) =>
         callTool(services, ctx, principal, request.params.name, request.params.arguments ?? {}),
       );
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // The web-standard transport hands back a Response once every answer is ready (JSON mode), so
+      // Koa sends it like any other reply: the shared middleware logs, measures and error-wraps it
+      // without knowing MCP exists, and the allowance headers set during a tool call are still in time.
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
-      ctx.respond = false;
       try {
-        await transport.handleRequest(ctx.req, ctx.res, ctx.request.body);
-        if (!ctx.res.writableFinished) await finished(ctx.res).catch(() => undefined);
-      } catch (error) {
-        // Not answered yet: Koa answers with the error body after all. Half answered: cut it off.
-        if (ctx.res.headersSent) ctx.res.destroy();
-        else ctx.respond = true;
-        throw error;
+        const reply = await transport.handleRequest(webRequestOf(ctx), { parsedBody: ctx.request.body });
+        ctx.status = reply.status;
+        reply.headers.forEach((value, name) => ctx.set(name, value));
+        ctx.body = reply.body ? await reply.text() : null;
       } finally {
         await server.close();
       }
@@ -91,9 +89,7 @@ async function callTool(services: Services, ctx: Context, principal: Principal, 
   const context: OperationContext = {
     principal,
     timeoutMs,
-    onCharged: (headers) => {
-      if (!ctx.res.headersSent) for (const [header, value] of Object.entries(headers)) ctx.res.setHeader(header, value);
-    },
+    onCharged: (headers) => ctx.set(headers),
   };
   let outcome: { status: number; cache?: string; provider?: string; error?: string } = { status: 200 };
   try {
@@ -129,6 +125,18 @@ async function callTool(services: Services, ctx: Context, principal: Principal, 
   }
 }
 
+/**
+ * The transport reads only the method, the headers and the already-parsed body; the URL's origin is
+ * never looked at (the DNS-rebinding check is off), so a fixed one spares us trusting the Host header.
+ */
+function webRequestOf(ctx: Context): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.headers)) {
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
+  }
+  return new Request(new URL(ctx.url, 'http://mcp.invalid'), { method: ctx.method, headers });
+}
+
 /** The status, what it means and the API's own message; for limits, when to retry. */
 function toolError(failure: ApiError, logId: string): CallToolResult {
   const retryAfter = failure.headers['Retry-After'];
@@ -159,12 +167,12 @@ function recordToolCall(
       request_log_id: state.logId,
       tool,
       status: outcome.status,
-      duration_ms: Math.round(seconds * 1e4) / 10,
-      ...(outcome.cache ? { cache: outcome.cache } : {}),
-      ...(outcome.provider ? { provider: outcome.provider } : {}),
-      ...(state.keyName ? { key: state.keyName } : {}),
-      ...(state.account ? { account: state.account } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
+      duration_ms: logMilliseconds(seconds),
+      cache: outcome.cache,
+      provider: outcome.provider,
+      key: state.keyName,
+      account: state.account,
+      error: outcome.error,
     });
   }
 }

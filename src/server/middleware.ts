@@ -31,8 +31,7 @@ export function requestLifecycle(metrics: Metrics, logger: Logger) {
     let failure: ApiError | undefined;
     try {
       await next();
-      // A handler that wrote the reply itself (the MCP transport) says so with ctx.respond = false.
-      if (ctx.respond !== false && ctx.body == null && ctx.status >= 400) throw unansweredRoute(ctx);
+      if (ctx.body == null && ctx.status >= 400) throw unansweredRoute(ctx);
     } catch (error) {
       failure = toApiError(error, logger, state.logId);
       ctx.status = failure.status;
@@ -42,25 +41,28 @@ export function requestLifecycle(metrics: Metrics, logger: Logger) {
       metrics.inFlight.dec();
       const durationSeconds = (performance.now() - started) / 1000;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
-      const series = requestSeries({ route, method: ctx.method, status: String(status) });
+      const series = requestSeries({ route, method: ctx.method, status: String(ctx.status) });
       series.count.inc();
       series.duration.observe(durationSeconds);
       if (logger.enabled('info')) logger.info('request', {
         log_id: state.logId,
         method: ctx.method,
         path: ctx.path,
-        status,
-        duration_ms: Math.round(durationSeconds * 1e4) / 10,
-        ...(state.cacheStatus ? { cache: state.cacheStatus } : {}),
-        ...(state.provider ? { provider: state.provider } : {}),
-        ...(state.keyName ? { key: state.keyName } : {}),
-        ...(state.account ? { account: state.account } : {}),
-        ...(failure ? { error: failure.message } : {}),
+        status: ctx.status,
+        duration_ms: logMilliseconds(durationSeconds),
+        // Unset fields are undefined, which the JSON log line leaves out.
+        cache: state.cacheStatus,
+        provider: state.provider,
+        key: state.keyName,
+        account: state.account,
+        error: failure?.message,
       });
     }
   };
 }
+
+/** Milliseconds to one decimal, as every log line gives durations. */
+export const logMilliseconds = (seconds: number) => Math.round(seconds * 1e4) / 10;
 
 /** Status left unanswered by the router: unknown path or method. */
 function unansweredRoute(ctx: Context): ApiError {

@@ -7,9 +7,10 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { AccountService, MIN_PASSWORD_LENGTH, hashPassword, keyPrefix } from '../state/accounts.js';
+import { AccountService, MIN_PASSWORD_LENGTH, hashPassword, keyPrefix, parseStoredKey } from '../state/accounts.js';
 import { accountPolicy, openAccountState } from '../state/open.js';
 import { StoreConflictError, type Account, type AccountStore, type ApiKeyRecord } from '../state/store.js';
+import { UsageError, integerOption, isUsageError, usageFailure } from './args.js';
 
 const ACCOUNTS_USAGE = `usage: searchgate accounts <command> [--json]
 
@@ -28,19 +29,14 @@ const KEYS_USAGE = `usage: searchgate keys <command> [--json]
   list [--account A] [--all]      --all includes deleted keys
   delete <key id or sg_ prefix>   the key is refused at once, on every replica`;
 
-class UsageError extends Error {}
 class NotFoundError extends Error {}
 
 interface Output {
-  json: boolean;
   print(human: string, data: unknown): void;
 }
 
 function output(json: boolean): Output {
-  return {
-    json,
-    print: (human, data) => process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`),
-  };
+  return { print: (human, data) => process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`) };
 }
 
 /** Opens the configured store, runs the migrations, and always closes it. */
@@ -69,10 +65,7 @@ async function runCommand(usage: string, argv: string[], handlers: Record<string
     await handler(args, output(args.values.json === true));
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`searchgate: ${(error as Error).message}\n${usage}\n`);
-      return 2;
-    }
+    if (isUsageError(error)) return usageFailure('searchgate', error.message, usage);
     if (error instanceof ConfigError) {
       process.stderr.write(`searchgate: invalid configuration: ${error.message}\n`);
       return 78;
@@ -107,9 +100,7 @@ function positional(args: ParsedArgs, index: number, what: string): string {
 }
 
 function count(value: string | undefined, option: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${option} must be a whole number, not "${value}"`);
-  return Number(value);
+  return integerOption(value, option, 0, 'a whole number');
 }
 
 async function readPassword(): Promise<string> {
@@ -128,7 +119,7 @@ async function requireAccount(store: AccountStore, reference: string): Promise<A
   return account;
 }
 
-const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z'));
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
 function accountView(account: Account, accounts: AccountService) {
   const limits = accounts.limitsOf(account);
@@ -245,7 +236,8 @@ export function keysMain(argv: string[]): Promise<number> {
     },
     async delete(args, out) {
       const reference = positional(args, 0, '<key id or prefix>');
-      const id = reference.replace(/^sg_/, '').replace(/_.*$/, '');
+      // parseStoredKey knows only whole keys; operators mostly paste the visible sg_<id> prefix.
+      const id = parseStoredKey(reference) ?? reference.replace(/^sg_/, '');
       await withAccounts(async (_accounts, store) => {
         if (!(await store.deleteKey(id, Date.now()))) throw new NotFoundError(`no live key "${reference}"`);
         out.print(`deleted key ${keyPrefix(id)}`, { id, prefix: keyPrefix(id), deleted: true });

@@ -17,6 +17,7 @@ import { checkCalibration } from '../local/rerank/calibration.js';
 import { InferenceSession } from '../local/rerank/inference.js';
 import { MODEL_SPEC_FILE, ModelDirectoryError, readModelDirectory } from '../local/rerank/model.js';
 import type { ModelFamily } from '../local/rerank/model.js';
+import { EXIT_USAGE, UsageError, integerOption, isUsageError, usageFailure } from './args.js';
 import { readJsonLines, readQrels } from './beir.js';
 import type { BeirDocument, BeirQuery } from './beir.js';
 import {
@@ -67,20 +68,15 @@ options:
                             lowers short ones' probabilities (docs/benchmarks.md, "Embedded reranker")
   --out FILE                the spec file to rewrite (default: DIR/${MODEL_SPEC_FILE})`;
 
-class UsageError extends Error {}
-
 export async function main(argv: string[]): Promise<number> {
   try {
     return await calibrateCommand(argv);
   } catch (error) {
     const message = (error as Error).message ?? String(error);
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`searchgate calibrate: ${message}\n${USAGE}\n`);
-      return 2;
-    }
+    if (isUsageError(error)) return usageFailure('searchgate calibrate', message, USAGE);
     if (error instanceof ModelDirectoryError) {
       process.stderr.write(`searchgate calibrate: ${message}\n`);
-      return 2;
+      return EXIT_USAGE;
     }
     process.stderr.write(`searchgate calibrate: ${message}\n`);
     return 1;
@@ -142,13 +138,6 @@ function parseOptions(argv: string[]): CalibrateOptions | 'help' {
     lexicalWeights: values['lexical-weights'] === undefined ? undefined : weightList(values['lexical-weights']),
     out,
   };
-}
-
-function integerOption(value: string | undefined, name: string, minimum: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isInteger(number) || number < minimum) throw new UsageError(`${name} must be an integer ≥ ${minimum}, not "${value}"`);
-  return number;
 }
 
 function weightList(value: string): number[] {

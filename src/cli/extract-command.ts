@@ -14,6 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { DEFAULT_FETCH_POLICY, safeFetch } from '../local/fetch/index.js';
 import { ExtractorPool } from '../local/extract/index.js';
 import type { ExtractedPage } from '../local/types.js';
+import { UsageError, usageFailure } from './args.js';
 
 const USAGE = `usage: searchgate extract <file|url> [--json] [--url <page-url>]
 
@@ -42,9 +43,6 @@ interface Source {
   url: string;
   contentType: string | null;
 }
-
-/** Bad arguments or an unreadable file: exit code 2, with the usage text. */
-class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -93,10 +91,7 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-function usageError(message: string): number {
-  process.stderr.write(`searchgate extract: ${message}\n${USAGE}\n`);
-  return 2;
-}
+const usageError = (message: string) => usageFailure('searchgate extract', message, USAGE);
 
 async function readSource(path: string, pageUrl: string | undefined): Promise<Source> {
   const absolute = resolve(path);

@@ -21,6 +21,7 @@ import { readJsonl, readWarc } from '../local/ingest/index.js';
 import type { IngestIssue, IngestOptions } from '../local/ingest/index.js';
 import { DEFAULT_INDEX_DIRECTORY } from '../local/shared.js';
 import type { IndexedPage, LocalIndex } from '../local/types.js';
+import { UsageError, integerOption, isUsageError, usageFailure } from './args.js';
 
 const USAGE = `usage: searchgate index <subcommand> [options]
 
@@ -52,8 +53,6 @@ const WRITE_BATCH_DELAY_MS = 500;
 /** Exit code of a run stopped by SIGINT/SIGTERM, as shells report a signal (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
 
-class UsageError extends Error {}
-
 export async function main(argv: string[]): Promise<number> {
   const [subcommand, ...rest] = argv;
   try {
@@ -76,10 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown subcommand "${subcommand}"`);
     }
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`searchgate index: ${(error as Error).message}\n${USAGE}\n`);
-      return 2;
-    }
+    if (isUsageError(error)) return usageFailure('searchgate index', error.message, USAGE);
     process.stderr.write(`searchgate index: ${(error as Error).message ?? error}\n`);
     return 1;
   }
@@ -191,13 +187,6 @@ function classifySource(source: string): Source {
   if (!kind) throw new UsageError(`cannot tell what ${source} is: expected an http(s) URL, a .jsonl[.gz] or a .warc[.gz] file`);
   if (!existsSync(source) || !statSync(source).isFile()) throw new UsageError(`no such file: ${source}`);
   return { kind, path: source };
-}
-
-function integerOption(value: string | undefined, name: string, minimum: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < minimum) throw new UsageError(`${name} must be an integer ≥ ${minimum}, not "${value}"`);
-  return number;
 }
 
 /** One state file per set of seeds: running `add` again with the same URLs continues that crawl. */

@@ -2,32 +2,16 @@
  * `searchgate accounts|keys` as an operator scripts them, against the same SQLite file a running
  * gateway uses: what the CLI does is seen by the gateway at once.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { PostgresStore } from '../../src/state/postgres.js';
+import { runCli } from '../helpers/cli.js';
 import { searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig } from '../helpers/gateway.js';
 
-const CLI = new URL('../../src/cli/main.js', import.meta.url).pathname;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(configPath: string, args: string[], stdin?: string): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SEARCHGATE_CONFIG: configPath } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (configPath: string, args: string[], stdin?: string) => runCli(args, { env: { SEARCHGATE_CONFIG: configPath }, stdin });
 
 async function setup(t: ExecutionContext) {
   const directory = mkdtempSync(join(tmpdir(), 'searchgate-accounts-cli-'));

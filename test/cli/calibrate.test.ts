@@ -2,32 +2,17 @@
  * `searchgate calibrate` end to end on a tiny collection in BEIR's format, with the real model
  * (scripts/fetch-model.sh prepares it; .ci/run fetches it before the tests).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import test from 'ava';
 import { checkCalibration } from '../../src/local/rerank/calibration.js';
 import { MODEL_SPEC_FILE, readModelDirectory } from '../../src/local/rerank/model.js';
+import { runCli } from '../helpers/cli.js';
 import { TEST_MODEL_DIRECTORY } from '../helpers/gateway.js';
 
-const CLI = 'dist/src/cli/main.js';
-
-function searchgate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 55_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+/** A calibration run loads the real model and scores every candidate: it gets a little longer than the default. */
+const searchgate = (args: string[]) => runCli(args, { timeoutMs: 55_000 });
 
 /** Five topics of six short documents; each query is answered by the first two of its topic. */
 const TOPICS: { query: string; documents: string[] }[] = [

@@ -1,38 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import type { IndexedPage } from '../../src/local/types.js';
+import { runCli as searchgate } from '../helpers/cli.js';
 import { article, html, routes, startLoopbackServer } from '../local/fetch/loopback-server.js';
-
-const CLI = 'dist/src/cli/main.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI; `onStderr` may act on progress as it comes (to interrupt it, say). */
-function searchgate(args: string[], options: { env?: NodeJS.ProcessEnv; onStderr?: (soFar: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      options.onStderr?.(stderr, child);
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 function temporaryDirectory(): string {
   return mkdtempSync(join(tmpdir(), 'searchgate-index-cli-'));

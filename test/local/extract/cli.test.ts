@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import test from 'ava';
+import { runCli } from '../../helpers/cli.js';
 import { buildPdf } from './pdf-fixture.js';
-
-const CLI = 'dist/src/cli/main.js';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Harbour festival returns | Coast News</title>
 <meta property="og:site_name" content="Coast News"><meta property="article:published_time" content="2024-07-06T09:00:00Z"></head>
@@ -16,15 +13,7 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Harbour festival re
 <p>${'Organisers expect more than twenty thousand visitors over the two days of the event. '.repeat(3)}</p></article>
 <footer>© Coast News. All rights reserved.</footer></body></html>`;
 
-async function run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'extract', ...args]);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'close');
-  return { code, stdout, stderr };
-}
+const run = (...args: string[]) => runCli(['extract', ...args]);
 
 function tempFile(name: string, contents: Uint8Array | string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'searchgate-extract-')), name);

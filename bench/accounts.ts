@@ -25,8 +25,10 @@ import { randomBytes } from 'node:crypto';
 import { resolveConfig } from '../src/config/load.js';
 import { createGateway } from '../src/server/app.js';
 import { createLogger } from '../src/server/logger.js';
-import { latencySummary } from './latency.js';
 import type { Services } from '../src/server/services.js';
+import { PostgresStore } from '../src/state/postgres.js';
+import { machineDescription } from './index-bench-common.js';
+import { latencySummary, sampleLatency } from './latency.js';
 
 const { values } = parseArgs({
   options: {
@@ -58,13 +60,7 @@ async function inProcess(services: Services, header: string) {
     const principal = await services.authenticator.authenticate(header);
     await services.ledger.consume(principal, 'web-search');
   };
-  for (let i = 0; i < Math.min(500, N); i++) await step();
-  const samples: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const started = performance.now();
-    await step();
-    samples.push(performance.now() - started);
-  }
+  const sequential = await sampleLatency(step, { count: N, warmUp: 500 });
   let next = 0;
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
@@ -75,7 +71,7 @@ async function inProcess(services: Services, header: string) {
   const perSecond = Math.round(N / ((performance.now() - started) / 1000));
   // CPU of this process (gateway code and client drivers) per operation; the database's own is not in it.
   const gatewayCpuMsPerOp = Math.round(((cpu.user + cpu.system) / 1000 / N) * 1000) / 1000;
-  return { sequential: latencySummary(samples), [`concurrent${CONCURRENCY}PerSecond`]: perSecond, gatewayCpuMsPerOp };
+  return { sequential, [`concurrent${CONCURRENCY}PerSecond`]: perSecond, gatewayCpuMsPerOp };
 }
 
 /** Sequential requests answered from the cache, operator key and account key interleaved. */
@@ -137,9 +133,8 @@ async function measure(label: string, accounts: Record<string, unknown>) {
     console.log(JSON.stringify(result));
     return result;
   } finally {
-    if (config.accounts.store === 'postgres') {
-      const { pool } = service.store as unknown as { pool: { query(sql: string): Promise<unknown> } };
-      await pool.query(`DROP SCHEMA IF EXISTS ${config.accounts.postgres.schema} CASCADE`);
+    if (service.store instanceof PostgresStore) {
+      await service.store.pool.query(`DROP SCHEMA IF EXISTS ${config.accounts.postgres.schema} CASCADE`);
     }
     await gateway.close(100);
     upstream.close();
@@ -151,7 +146,7 @@ for (const [label, accounts] of Object.entries(BACKENDS)) results.push(await mea
 rmSync(directory, { recursive: true, force: true });
 const report = {
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, sqliteDirectory: os.tmpdir() },
+  machine: { ...machineDescription(), sqliteDirectory: os.tmpdir() },
   n: N,
   concurrency: CONCURRENCY,
   results,

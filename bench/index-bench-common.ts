@@ -1,4 +1,4 @@
-/** What the local-index benchmarks (index-quality, index-speed) share. */
+/** What several benchmarks share: the machine description their reports carry, and a watchdog. */
 import os from 'node:os';
 
 export interface MachineDescription {

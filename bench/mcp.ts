@@ -17,7 +17,8 @@ import { openLocalIndex } from '../src/local/index/index.js';
 import { contentHash } from '../src/local/ingest/indexed-page.js';
 import { createGateway } from '../src/server/app.js';
 import { createLogger } from '../src/server/logger.js';
-import { latencySummary } from './latency.js';
+import { machineDescription } from './index-bench-common.js';
+import { sampleLatency } from './latency.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '300' }, out: { type: 'string', default: 'bench/results/mcp.json' } } });
 const N = Number(values.n);
@@ -57,16 +58,8 @@ async function gatewayWith(cache: boolean) {
   return { gateway, url, client };
 }
 
-async function timed(run: (i: number) => Promise<unknown>) {
-  for (let i = 0; i < Math.min(30, N); i++) await run(i);
-  const samples: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const started = performance.now();
-    await run(i);
-    samples.push(performance.now() - started);
-  }
-  return latencySummary(samples);
-}
+/** Both sides of a scenario are sampled alike: N timed calls after a short warm-up. */
+const SAMPLING = { count: N, warmUp: 30 };
 
 const DOCUMENTS = Array.from({ length: 10 }, (_, i) => `${topics[i % topics.length]}: a passage of about thirty words that a retrieval pipeline could hand to the reranker, number ${i}.`);
 const scenarios: Record<string, { tool: string; args: (i: number) => Record<string, unknown>; path: string; cache: boolean }> = {
@@ -80,15 +73,15 @@ for (const cache of [true, false]) {
   const { gateway, url, client } = await gatewayWith(cache);
   for (const [label, scenario] of Object.entries(scenarios)) {
     if (scenario.cache !== cache) continue;
-    const mcp = await timed(async (i) => {
+    const mcp = await sampleLatency(async (i) => {
       const result = await client.callTool({ name: scenario.tool, arguments: scenario.args(i) });
       if (result.isError) throw new Error(JSON.stringify(result.content));
-    });
-    const http = await timed(async (i) => {
+    }, SAMPLING);
+    const http = await sampleLatency(async (i) => {
       const response = await fetch(`${url}${scenario.path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(scenario.args(i)) });
       await response.arrayBuffer();
       if (!response.ok) throw new Error(`status ${response.status}`);
-    });
+    }, SAMPLING);
     const row = { scenario: label, mcp, http };
     console.log(JSON.stringify(row));
     results.push(row);
@@ -97,7 +90,7 @@ for (const cache of [true, false]) {
   await gateway.close(100);
 }
 rmSync(directory, { recursive: true, force: true });
-const report = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, n: N, results };
+const report = { date: new Date().toISOString(), machine: machineDescription(), n: N, results };
 mkdirSync(dirname(values.out!), { recursive: true });
 writeFileSync(values.out!, `${JSON.stringify(report, null, 2)}\n`);
 console.log(`wrote ${values.out}`);

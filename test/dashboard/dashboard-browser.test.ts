@@ -7,6 +7,7 @@ import test from 'ava';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { hashPassword } from '../../src/state/accounts.js';
 import { utcDay } from '../../src/state/store.js';
+import { expectErrorResponse } from '../helpers/faults.js';
 import { searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig, type RunningGateway } from '../helpers/gateway.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -57,12 +58,7 @@ test.after.always(async () => {
   await closeUpstream?.();
 });
 
-const search = (key: string) =>
-  fetch(`${gateway.url}/v1/web-search`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'http semantics' }),
-  });
+const search = (key: string) => gateway.post('/v1/web-search', { query: 'http semantics' }, { authorization: `Bearer ${key}` });
 
 /** Failures the page itself reports: script errors and CSP violations (the CSP forbids inline code). */
 function watchForPageProblems(page: Page): string[] {
@@ -178,9 +174,7 @@ test.serial('sign in, create a key shown once, use it in the playground and from
   await page.keyboard.press('Enter');
   await page.getByText('No API keys yet.').waitFor();
 
-  const refused = await search(key);
-  t.is(refused.status, 401);
-  t.regex(((await refused.json()) as { message: string }).message, /deleted/);
+  t.regex((await expectErrorResponse(t, gateway, await search(key), 401)).message, /deleted/);
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -5,13 +5,13 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { dedupeKey, mergeRecords, reciprocalRankFusion } from '../../src/gateway/fusion.js';
-import { startGateway } from '../helpers/gateway.js';
 import {
   delayed,
   expectErrorResponse,
   expectSearchOk,
   reply,
   rerankOk,
+  scriptedChain,
   searchBody,
   searchOk,
   stall,
@@ -75,30 +75,20 @@ test('mergeRecords keeps the better-ranked title and the fuller snippet, text an
   });
 });
 
-async function fusedGateway(
+/** Scripted upstreams fanned out to in fusion mode, each asked once (no retries, no cache). */
+const fusedGateway = (
   t: ExecutionContext,
   scripts: Record<string, Fault[]>,
   search: Record<string, unknown> = {},
   extra: { providers?: Record<string, unknown>; rerank?: Record<string, unknown> } = {},
-) {
-  const providers: Record<string, unknown> = { ...extra.providers };
-  const upstreams: Record<string, Awaited<ReturnType<typeof startScriptedUpstream>>> = {};
-  for (const [name, script] of Object.entries(scripts)) {
-    const upstream = await startScriptedUpstream(script);
-    t.teardown(() => upstream.close());
-    upstreams[name] = upstream;
-    providers[name] = { type: 'searchgate-compatible', baseUrl: upstream.url, apiKey: `${name}-key-123`, timeoutMs: 5_000 };
-  }
-  const gateway = await startGateway({
-    providers,
-    search: { chain: Object.keys(scripts), mode: 'fusion', ...search },
+) =>
+  scriptedChain(t, scripts, {
+    provider: { timeoutMs: 5_000 },
+    search: { mode: 'fusion', ...search },
     retry: { retries: 0 },
     cache: { enabled: false },
-    ...(extra.rerank ? { rerank: extra.rerank } : {}),
+    ...extra,
   });
-  t.teardown(() => gateway.close());
-  return { gateway, upstreams };
-}
 
 const EXA_LIKE = [
   { name: 'Only in A', url: 'https://a-only.example/', snippet: 'a' },

@@ -6,17 +6,16 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { ProviderHealth, type HealthPolicy } from '../../src/gateway/health.js';
-import { startGateway } from '../helpers/gateway.js';
 import {
+  UPSTREAM_KEY,
   expectErrorResponse,
   expectSearchOk,
   metricValue,
   reply,
+  scriptedChain,
   searchBody,
   searchOk,
-  startScriptedUpstream,
   type Fault,
-  type ScriptedUpstream,
 } from '../helpers/faults.js';
 
 const POLICY: HealthPolicy = {
@@ -128,27 +127,18 @@ test('rate limits and quotas pause the provider without counting as failures; ba
 
 // ---- over HTTP ----------------------------------------------------------------------------------
 
+/**
+ * Scripted upstreams chained behind a gateway on a hand-moved clock. No retries and no cache, so that
+ * each search costs every provider it reaches exactly one call and the failure counts are exact.
+ */
 async function chain(t: ExecutionContext, scripts: Record<string, Fault[]>, health: Partial<HealthPolicy> = {}) {
   const clock = { now: Date.parse('2026-11-23T12:00:00Z') };
-  const upstreams: Record<string, ScriptedUpstream> = {};
-  const providers: Record<string, unknown> = {};
-  for (const [name, script] of Object.entries(scripts)) {
-    const upstream = await startScriptedUpstream(script);
-    t.teardown(() => upstream.close());
-    upstreams[name] = upstream;
-    providers[name] = { type: 'searchgate-compatible', baseUrl: upstream.url, apiKey: `${name}-upstream-key` };
-  }
-  const gateway = await startGateway(
-    {
-      providers,
-      search: { chain: Object.keys(scripts) },
-      retry: { retries: 0, minDelayMs: 5, maxDelayMs: 20 },
-      cache: { enabled: false },
-      health: { ...POLICY, ...health },
-    },
+  const { gateway, upstreams } = await scriptedChain(
+    t,
+    scripts,
+    { retry: { retries: 0 }, cache: { enabled: false }, health: { ...POLICY, ...health } },
     { now: () => clock.now },
   );
-  t.teardown(() => gateway.close());
   const readiness = async () => (await (await fetch(`${gateway.url}/readyz`)).json()) as any;
   const providerReport = async (name: string) => (await readiness()).providers.find((p: any) => p.provider === name && p.operation === 'search');
   return { gateway, upstreams, clock, readiness, providerReport };
@@ -237,7 +227,7 @@ test('every circuit open is a 503 naming why, not a 502; /readyz says degraded b
   t.like(await readiness(), { status: 'degraded' });
   const report = (await readiness()).providers.find((p: any) => p.provider === 'second');
   t.like(report, { lastFailure: { kind: 'unavailable', status: 503 } });
-  t.false(JSON.stringify(await readiness()).includes('upstream-key'));
+  t.false(JSON.stringify(await readiness()).includes(UPSTREAM_KEY));
 });
 
 test('upstream 400s do not open the circuit', async (t) => {

@@ -9,6 +9,7 @@ import test, { type ExecutionContext } from 'ava';
 import { startGateway, upstreamConfig, type RunningGateway } from '../helpers/gateway.js';
 import {
   SAMPLE_RESULTS,
+  UPSTREAM_KEY,
   eventually,
   expectErrorResponse,
   expectSearchOk,
@@ -20,6 +21,7 @@ import {
   rerankBody,
   rerankOk,
   reset,
+  scriptedChain,
   searchBody,
   searchOk,
   stall,
@@ -27,10 +29,7 @@ import {
   timed,
   validators,
   type Fault,
-  type ScriptedUpstream,
 } from '../helpers/faults.js';
-
-const UPSTREAM_KEY = 'upstream-secret-key';
 
 interface Overrides {
   retry?: Record<string, unknown>;
@@ -55,25 +54,6 @@ async function setup(t: ExecutionContext, script: Fault[] | ((n: number) => Faul
   });
   t.teardown(() => gateway.close());
   return { upstream, gateway };
-}
-
-/** One scripted upstream per key of `providers`, chained for search in key order. */
-async function setupChain(t: ExecutionContext, providers: Record<string, Fault[]>, retry: Record<string, unknown> = {}) {
-  const upstreams: Record<string, ScriptedUpstream> = {};
-  const providerConfig: Record<string, unknown> = {};
-  for (const [name, script] of Object.entries(providers)) {
-    const upstream = await startScriptedUpstream(script);
-    t.teardown(() => upstream.close());
-    upstreams[name] = upstream;
-    providerConfig[name] = { type: 'searchgate-compatible', baseUrl: upstream.url, apiKey: `${name}-${UPSTREAM_KEY}` };
-  }
-  const gateway = await startGateway({
-    providers: providerConfig,
-    search: { chain: Object.keys(providers) },
-    retry: { retries: 2, minDelayMs: 5, maxDelayMs: 20, ...retry },
-  });
-  t.teardown(() => gateway.close());
-  return { upstreams, gateway };
 }
 
 const search = (gateway: RunningGateway, query = 'resilience') => gateway.post('/v1/web-search', searchBody(query));
@@ -190,7 +170,7 @@ test('a key echoed across the 200-character cut of the upstream message does not
   for (const line of gateway.logLines) t.false(line.includes(prefix), line);
 });
 
-// Bug (src/providers/search/searchgate-compatible.ts, checkEnvelope): an error carried in the
+// Bug (src/providers/search/searchgate-compatible.ts, its envelope check): an error carried in the
 // envelope of an HTTP 200 (LangSearch does this) is turned into an UpstreamError with the upstream's
 // msg verbatim, without redact(): the upstream key it echoes reaches the 502 body and the logs.
 test('a key echoed in a 200 envelope error does not leak', async (t) => {
@@ -455,7 +435,7 @@ test('a reply larger than the response cap is a 502, not its (empty) content', a
 // ---- provider fallback -----------------------------------------------------------------------------
 
 test('chain [failing, good]: the second provider answers 200 after the first exhausts its retries', async (t) => {
-  const { upstreams, gateway } = await setupChain(t, { bad: [reply(500, { message: 'down' })], good: [searchOk()] });
+  const { upstreams, gateway } = await scriptedChain(t, { bad: [reply(500, { message: 'down' })], good: [searchOk()] });
 
   const response = await search(gateway);
   const body = await expectSearchOk(t, response);
@@ -469,10 +449,10 @@ test('chain [failing, good]: the second provider answers 200 after the first exh
 });
 
 test('chain [rate-limited, good]: a Retry-After above the cap falls through at once', async (t) => {
-  const { upstreams, gateway } = await setupChain(
+  const { upstreams, gateway } = await scriptedChain(
     t,
     { limited: [reply(429, {}, { 'retry-after': '120' })], good: [searchOk()] },
-    { maxRetryAfterMs: 1000 },
+    { retry: { maxRetryAfterMs: 1000 } },
   );
 
   await expectSearchOk(t, await search(gateway));
@@ -481,7 +461,7 @@ test('chain [rate-limited, good]: a Retry-After above the cap falls through at o
 });
 
 test('chain [zero results, good]: the zero-result answer is the answer and the second is never called', async (t) => {
-  const { upstreams, gateway } = await setupChain(t, { empty: [searchOk([])], good: [searchOk()] });
+  const { upstreams, gateway } = await scriptedChain(t, { empty: [searchOk([])], good: [searchOk()] });
 
   const response = await search(gateway);
   const body = await expectSearchOk(t, response);
@@ -492,7 +472,7 @@ test('chain [zero results, good]: the zero-result answer is the answer and the s
 });
 
 test('chain [failing, failing]: 502 naming both failures', async (t) => {
-  const { upstreams, gateway } = await setupChain(t, { first: [reply(500, {})], second: [reply(400, {})] });
+  const { upstreams, gateway } = await scriptedChain(t, { first: [reply(500, {})], second: [reply(400, {})] });
 
   const body = await expectErrorResponse(t, gateway, await search(gateway), 502);
 

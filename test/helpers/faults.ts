@@ -1,13 +1,13 @@
 /**
  * Misbehaving upstreams for the resilience tests: a scripted loopback server whose n-th request gets
- * the n-th fault, with the arrival time of every request recorded, plus small readers for the
- * gateway's error bodies and metrics.
+ * the n-th fault, with the arrival time of every request recorded, alone or several chained behind a
+ * gateway, plus small readers for the gateway's error bodies and metrics.
  */
 import { spawnSync } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionContext } from 'ava';
 import { createAjv, responseValidators } from '../../src/api/validate.js';
-import { searchEnvelope, sendJson, startUpstream, type RecordedRequest, type RunningGateway } from './gateway.js';
+import { searchEnvelope, sendJson, startGateway, startUpstream, type RecordedRequest, type RunningGateway } from './gateway.js';
 
 export type Fault = (request: RecordedRequest, res: ServerResponse, req: IncomingMessage) => void | Promise<void>;
 
@@ -39,6 +39,56 @@ export async function startScriptedUpstream(script: Fault[] | ((n: number) => Fa
 }
 
 export type ScriptedUpstream = Awaited<ReturnType<typeof startScriptedUpstream>>;
+
+/**
+ * The upstream API key the tests look for in answers and logs, to prove it never leaks; the one
+ * upstreamConfig (gateway.ts) gives its provider. A scripted chain's provider `name` gets `${name}-${UPSTREAM_KEY}`.
+ */
+export const UPSTREAM_KEY = 'upstream-secret-key';
+
+/** What a scripted chain's gateway config adds or overrides; any other section is passed through as is. */
+export interface ScriptedChainConfig {
+  /** Merged into every scripted provider's entry (timeoutMs, …). */
+  provider?: Record<string, unknown>;
+  /** Providers beside the scripted ones (a rerank judge, …). */
+  providers?: Record<string, unknown>;
+  /** Merged over { chain: the scripted providers, in key order }. */
+  search?: Record<string, unknown>;
+  /** Merged over two retries 5–20 ms apart: real backoff, but short enough for a test. */
+  retry?: Record<string, unknown>;
+  [section: string]: unknown;
+}
+
+/**
+ * One scripted upstream per key of `scripts`, each a searchgate-compatible provider of that name,
+ * chained for search in key order behind one gateway; all closed when the test ends.
+ */
+export async function scriptedChain(
+  t: ExecutionContext,
+  scripts: Record<string, Fault[]>,
+  { provider, providers, search, retry, ...sections }: ScriptedChainConfig = {},
+  options: Parameters<typeof startGateway>[1] = {},
+): Promise<{ gateway: RunningGateway; upstreams: Record<string, ScriptedUpstream> }> {
+  const upstreams: Record<string, ScriptedUpstream> = {};
+  const scriptedProviders: Record<string, unknown> = {};
+  for (const [name, script] of Object.entries(scripts)) {
+    const upstream = await startScriptedUpstream(script);
+    t.teardown(() => upstream.close());
+    upstreams[name] = upstream;
+    scriptedProviders[name] = { type: 'searchgate-compatible', baseUrl: upstream.url, apiKey: `${name}-${UPSTREAM_KEY}`, ...provider };
+  }
+  const gateway = await startGateway(
+    {
+      ...sections,
+      providers: { ...providers, ...scriptedProviders },
+      search: { chain: Object.keys(scripts), ...search },
+      retry: { retries: 2, minDelayMs: 5, maxDelayMs: 20, ...retry },
+    },
+    options,
+  );
+  t.teardown(() => gateway.close());
+  return { gateway, upstreams };
+}
 
 // ---- faults ----------------------------------------------------------------------------------
 
@@ -182,9 +232,11 @@ export async function expectSearchOk(t: ExecutionContext, response: Response) {
   return body as { code: number; log_id: string; data: { webPages: { value: Array<{ url: string; name: string }> } } };
 }
 
-/** Sum of a Prometheus sample over every series whose labels include `labels`. */
-export async function metricValue(gateway: RunningGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+/**
+ * Sum of a Prometheus sample over every series of the exposition `text` whose labels include
+ * `labels` (0 if there is none): a counter split by a label the test does not care about still adds up.
+ */
+export function metricIn(text: string, name: string, labels: Record<string, string> = {}): number {
   let total = 0;
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
@@ -194,6 +246,11 @@ export async function metricValue(gateway: RunningGateway, name: string, labels:
     if (Object.entries(labels).every(([key, value]) => series[key] === value)) total += Number(match[3]);
   }
   return total;
+}
+
+/** metricIn over the gateway's /metrics as it stands now. */
+export async function metricValue(gateway: RunningGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return metricIn(await (await fetch(`${gateway.url}/metrics`)).text(), name, labels);
 }
 
 /** Milliseconds taken by `action`. */

@@ -12,7 +12,7 @@ interface Closable {
 }
 
 /** A provider config entry without the keys a test unset (`apiKey: undefined`: no key at all). */
-export const definedOnly = (entry: Record<string, unknown>) => Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined));
+const definedOnly = (entry: Record<string, unknown>) => Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined));
 
 async function gatewayFor(t: ExecutionContext, servers: Closable[], config: Record<string, unknown>, options: { now?: () => number } = {}) {
   // Registered before the gateway starts, so that the fakes close even when the config is refused.

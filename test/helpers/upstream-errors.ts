@@ -21,11 +21,11 @@ export const upstreamCalls = (gateway: RunningGateway, provider: string, operati
   metricValue(gateway, 'searchgate_upstream_requests_total', { provider, operation, outcome });
 
 /** The failure kinds the gateway logged ("upstream failed") in `lines`, in order. */
-export const loggedKinds = (lines: readonly string[]) =>
+const loggedKinds = (lines: readonly string[]) =>
   lines.map((line) => JSON.parse(line) as { msg: string; kind?: string }).flatMap((line) => (line.msg === 'upstream failed' ? [line.kind] : []));
 
 /** One request through a gateway whose chain is one provider, and how to make that provider's upstream fail. */
-export interface FailingCall {
+interface FailingCall {
   gateway: RunningGateway;
   /** The provider's name in the gateway config. */
   provider: string;

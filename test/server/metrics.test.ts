@@ -1,15 +1,6 @@
 import test from 'ava';
-import { assertPromtoolAccepts } from '../helpers/faults.js';
+import { assertPromtoolAccepts, metricIn } from '../helpers/faults.js';
 import { searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig } from '../helpers/gateway.js';
-
-function metricValue(text: string, name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (wanted.every((pair) => line.includes(pair))) return Number(line.split(' ').at(-1));
-  }
-  return 0;
-}
 
 test('metrics count requests, upstream calls, cache hits and in-flight, and pass promtool', async (t) => {
   let failNext = true;
@@ -33,17 +24,17 @@ test('metrics count requests, upstream calls, cache hits and in-flight, and pass
   t.is(response.status, 200);
   t.regex(response.headers.get('content-type') ?? '', /text\/plain/);
   const text = await response.text();
-  t.is(metricValue(text, 'searchgate_http_requests_total', { route: '/v1/web-search', status: '200' }), 2);
-  t.is(metricValue(text, 'searchgate_http_requests_total', { route: '/v1/web-search', status: '400' }), 1);
-  t.is(metricValue(text, 'searchgate_http_request_duration_seconds_count', { route: '/v1/web-search', status: '200' }), 2);
-  t.is(metricValue(text, 'searchgate_upstream_requests_total', { provider: 'up', operation: 'search', outcome: 'unavailable' }), 1);
-  t.is(metricValue(text, 'searchgate_upstream_requests_total', { provider: 'up', operation: 'search', outcome: 'success' }), 1);
-  t.is(metricValue(text, 'searchgate_upstream_retries_total', { provider: 'up', operation: 'search' }), 1);
-  t.is(metricValue(text, 'searchgate_cache_hits_total', { cache: 'search' }), 1);
-  t.is(metricValue(text, 'searchgate_cache_misses_total', { cache: 'search' }), 1);
-  t.true(metricValue(text, 'searchgate_cache_size_bytes', { cache: 'search' }) > 0);
-  t.is(metricValue(text, 'searchgate_cache_entries', { cache: 'search' }), 1);
-  t.is(metricValue(text, 'searchgate_http_requests_in_flight', {}), 1, 'the scrape itself is in flight');
+  t.is(metricIn(text, 'searchgate_http_requests_total', { route: '/v1/web-search', status: '200' }), 2);
+  t.is(metricIn(text, 'searchgate_http_requests_total', { route: '/v1/web-search', status: '400' }), 1);
+  t.is(metricIn(text, 'searchgate_http_request_duration_seconds_count', { route: '/v1/web-search', status: '200' }), 2);
+  t.is(metricIn(text, 'searchgate_upstream_requests_total', { provider: 'up', operation: 'search', outcome: 'unavailable' }), 1);
+  t.is(metricIn(text, 'searchgate_upstream_requests_total', { provider: 'up', operation: 'search', outcome: 'success' }), 1);
+  t.is(metricIn(text, 'searchgate_upstream_retries_total', { provider: 'up', operation: 'search' }), 1);
+  t.is(metricIn(text, 'searchgate_cache_hits_total', { cache: 'search' }), 1);
+  t.is(metricIn(text, 'searchgate_cache_misses_total', { cache: 'search' }), 1);
+  t.true(metricIn(text, 'searchgate_cache_size_bytes', { cache: 'search' }) > 0);
+  t.is(metricIn(text, 'searchgate_cache_entries', { cache: 'search' }), 1);
+  t.is(metricIn(text, 'searchgate_http_requests_in_flight'), 1, 'the scrape itself is in flight');
   t.regex(text, /^process_cpu_seconds_total /m);
   t.regex(text, /^nodejs_eventloop_lag_seconds /m);
 
@@ -55,6 +46,6 @@ test('unknown paths share one route label, so scanners cannot blow up cardinalit
   t.teardown(() => gateway.close());
   for (const path of ['/a', '/b', '/c/d']) await fetch(`${gateway.url}${path}`);
   const text = await (await fetch(`${gateway.url}/metrics`)).text();
-  t.is(metricValue(text, 'searchgate_http_requests_total', { route: 'unmatched', status: '404' }), 3);
+  t.is(metricIn(text, 'searchgate_http_requests_total', { route: 'unmatched', status: '404' }), 3);
   t.false(text.includes('route="/a"'));
 });

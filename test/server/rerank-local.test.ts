@@ -11,7 +11,7 @@ import { contentHash } from '../../src/local/ingest/indexed-page.js';
 import { ModelDirectoryError } from '../../src/local/rerank/model.js';
 import { acquireReranker } from '../../src/local/shared.js';
 import type { IndexedPage } from '../../src/local/types.js';
-import { assertPromtoolAccepts } from '../helpers/faults.js';
+import { assertPromtoolAccepts, metricIn } from '../helpers/faults.js';
 import { REAL_LOCAL_RERANKER, TEST_MODEL_DIRECTORY, startGateway } from '../helpers/gateway.js';
 
 const validators = responseValidators(createAjv());
@@ -148,8 +148,7 @@ test.serial('/metrics shows the local reranker queue and work, and passes promto
   t.teardown(() => gateway.close());
   const documentsMetric = async () => {
     const text = await (await fetch(`${gateway.url}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('searchgate_local_reranker_documents_total{provider="local-reranker"}'));
-    return { text, documents: Number(line?.split(' ')[1]) };
+    return { text, documents: metricIn(text, 'searchgate_local_reranker_documents_total', { provider: 'local-reranker' }) };
   };
   const before = await documentsMetric();
   t.is((await gateway.post('/v1/rerank', { query: QUERY, documents: [PARIS, BANANAS, BERLIN] })).status, 200);

@@ -1,30 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import test from 'ava';
-import pg from 'pg';
 import { PostgresStore } from '../../src/state/postgres.js';
+import { POSTGRES_URL, testSchemas } from '../helpers/databases.js';
 import { storeContract } from '../helpers/store-contract.js';
 
-const url = process.env.SEARCHGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schemas = testSchemas();
+test.after.always(() => schemas.dropAll());
 
-/** Each store gets its own schema, so tests running at once never see each other's rows. */
-const schemas: string[] = [];
-function freshSchema() {
-  const schema = `sg_test_${randomBytes(6).toString('hex')}`;
-  schemas.push(schema);
-  return schema;
-}
-
-test.after.always(async () => {
-  const pool = new pg.Pool({ connectionString: url });
-  for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await pool.end();
-});
-
-storeContract(test, 'postgres', async () => new PostgresStore({ url, schema: freshSchema() }));
+storeContract(test, 'postgres', async () => new PostgresStore({ url: POSTGRES_URL, schema: schemas.fresh() }));
 
 test('postgres: two replicas migrating at once apply each migration exactly once, into their schema', async (t) => {
-  const schema = freshSchema();
-  const replicas = [new PostgresStore({ url, schema }), new PostgresStore({ url, schema })] as const;
+  const schema = schemas.fresh();
+  const replicas = [new PostgresStore({ url: POSTGRES_URL, schema }), new PostgresStore({ url: POSTGRES_URL, schema })] as const;
   t.teardown(() => Promise.all(replicas.map((replica) => replica.close())));
   await Promise.all(replicas.map((replica) => replica.migrate()));
 
@@ -46,5 +32,5 @@ test('postgres: two replicas migrating at once apply each migration exactly once
 });
 
 test('postgres: a schema name that would need quoting is refused', (t) => {
-  t.throws(() => new PostgresStore({ url, schema: 'x; DROP TABLE accounts' }), { message: /invalid schema name/ });
+  t.throws(() => new PostgresStore({ url: POSTGRES_URL, schema: 'x; DROP TABLE accounts' }), { message: /invalid schema name/ });
 });

@@ -3,20 +3,19 @@ import test from 'ava';
 import { PostgresRateWindows, PostgresStore } from '../../src/state/postgres.js';
 import { RedisRateWindows } from '../../src/state/redis.js';
 import type { RateLimits, RateWindows } from '../../src/state/store.js';
-
-const redisUrl = process.env.SEARCHGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const postgresUrl = process.env.SEARCHGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+import { POSTGRES_URL, REDIS_URL, testSchemas } from '../helpers/databases.js';
 
 /** The start of a minute, so that every offset below one minute stays in the same minute window. */
 const T = Date.UTC(2030, 0, 1);
 
 /** Two replicas of one database: separate pools, one schema for this file, dropped at the end. */
-const schema = `sg_test_${randomBytes(6).toString('hex')}`;
-const postgresReplicas = [new PostgresStore({ url: postgresUrl, schema }), new PostgresStore({ url: postgresUrl, schema })] as const;
+const schemas = testSchemas();
+const schema = schemas.fresh();
+const postgresReplicas = [new PostgresStore({ url: POSTGRES_URL, schema }), new PostgresStore({ url: POSTGRES_URL, schema })] as const;
 
 test.before(() => postgresReplicas[0].migrate());
 test.after.always(async () => {
-  await postgresReplicas[0].pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await schemas.dropAll();
   await Promise.all(postgresReplicas.map((replica) => replica.close()));
 });
 
@@ -24,7 +23,7 @@ test.after.always(async () => {
 const backends: Record<string, () => RateWindows[]> = {
   redis: () => {
     const keyPrefix = `sg_test_${randomBytes(6).toString('hex')}`;
-    return [new RedisRateWindows({ url: redisUrl, keyPrefix }), new RedisRateWindows({ url: redisUrl, keyPrefix })];
+    return [new RedisRateWindows({ url: REDIS_URL, keyPrefix }), new RedisRateWindows({ url: REDIS_URL, keyPrefix })];
   },
   postgres: () => postgresReplicas.map((replica) => new PostgresRateWindows(replica)),
 };

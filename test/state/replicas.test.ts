@@ -9,10 +9,9 @@ import test, { type ExecutionContext } from 'ava';
 import { PostgresStore } from '../../src/state/postgres.js';
 import { AccountService } from '../../src/state/accounts.js';
 import { MemoryRateWindows } from '../../src/state/embedded.js';
+import { POSTGRES_URL, REDIS_URL, testSchemas } from '../helpers/databases.js';
 import { searchEnvelope, sendJson, startUpstream, upstreamConfig } from '../helpers/gateway.js';
 
-const postgresUrl = process.env.SEARCHGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const redisUrl = process.env.SEARCHGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ALLOWANCE = 25;
 const DAY_B_LAST_SECOND = Date.UTC(2030, 5, 1, 23, 59, 59, 900);
 const DAY_C_START = Date.UTC(2030, 5, 2, 0, 0, 0, 100);
@@ -49,16 +48,18 @@ async function startReplica(t: ExecutionContext, config: object): Promise<Replic
   };
 }
 
+const schemas = testSchemas();
+test.after.always(() => schemas.dropAll());
+
 for (const withRedis of [true, false]) {
   const label = withRedis ? 'Postgres and Redis' : 'Postgres alone';
 
   test.serial(`two replicas on ${label}: a concurrent burst gets exactly the allowance, on both sides of midnight`, async (t) => {
     t.timeout(120_000);
-    const schema = `sg_replicas_${randomBytes(4).toString('hex')}`;
+    const schema = schemas.fresh();
     const upstream = await startUpstream((_request, res) => sendJson(res, 200, searchEnvelope([])));
-    const admin = new PostgresStore({ url: postgresUrl, schema });
+    const admin = new PostgresStore({ url: POSTGRES_URL, schema });
     t.teardown(async () => {
-      await admin.pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.close();
       await upstream.close();
     });
@@ -68,8 +69,8 @@ for (const withRedis of [true, false]) {
       cache: { enabled: false },
       accounts: {
         store: 'postgres',
-        postgres: { url: postgresUrl, schema },
-        ...(withRedis ? { redis: { url: redisUrl, keyPrefix: `sgtest-${randomBytes(4).toString('hex')}` } } : {}),
+        postgres: { url: POSTGRES_URL, schema },
+        ...(withRedis ? { redis: { url: REDIS_URL, keyPrefix: `sgtest-${randomBytes(4).toString('hex')}` } } : {}),
         defaults: { dailyAllowance: ALLOWANCE, ratePerSecond: 0, ratePerMinute: 0 },
       },
     };

@@ -156,5 +156,3 @@ export async function startFakeBrave(options: { corpus?: readonly BraveDocument[
     answer: (request, res) => searchReply(paramsOf(request), corpus, now(), res),
   });
 }
-
-export type FakeBrave = Awaited<ReturnType<typeof startFakeBrave>>;

@@ -25,7 +25,7 @@ export const VENDOR_KEY = 'vendor-secret-key-4242';
 const words = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 
 /** The share of the query's words of four or more letters that the document contains: absolute, not relative to the batch. */
-export function termShare(query: string, document: string): number {
+function termShare(query: string, document: string): number {
   const terms = [...new Set(words(query).filter((word) => word.length >= 4))];
   if (terms.length === 0) return 0;
   const present = new Set(words(document));

@@ -174,5 +174,3 @@ export async function startFakeExa(options: { corpus?: readonly ExaDocument[]; r
     },
   });
 }
-
-export type FakeExa = Awaited<ReturnType<typeof startFakeExa>>;

@@ -28,7 +28,7 @@ import { pathOf, startVendorFake } from './vendor-fake.js';
 export const FIRECRAWL_KEY = 'fc-5e1b9d0c7a3f4e2b8c6d0a1f2e3b4c5dTEST';
 
 /** What Firecrawl finds at a URL. */
-export type FirecrawlPage =
+type FirecrawlPage =
   | { kind: 'ok'; markdown: string; metadata: Record<string, unknown> }
   | { kind: 'target404' }
   | { kind: 'timeout' }
@@ -39,7 +39,7 @@ export type FirecrawlPage =
 export const FIRECRAWL_HOME = 'https://firecrawl.dev';
 
 /** The documented example, its markdown completed past the "…". */
-export const FIRECRAWL_PAGES: Record<string, FirecrawlPage> = {
+const FIRECRAWL_PAGES: Record<string, FirecrawlPage> = {
   [FIRECRAWL_HOME]: {
     kind: 'ok',
     markdown:
@@ -149,5 +149,3 @@ export async function startFakeFirecrawl(options: { pages?: Record<string, Firec
     answer: (request, res) => scrape(request, pages, res),
   });
 }
-
-export type FakeFirecrawl = Awaited<ReturnType<typeof startFakeFirecrawl>>;

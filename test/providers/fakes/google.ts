@@ -176,5 +176,3 @@ export async function startFakeGoogle(options: { corpus?: readonly GoogleDocumen
     answer: (request, res) => searchReply(paramsOf(request), corpus, now(), res),
   });
 }
-
-export type FakeGoogle = Awaited<ReturnType<typeof startFakeGoogle>>;

@@ -264,5 +264,3 @@ export async function startFakeJina(options: { corpus?: readonly JinaResult[]; p
     reranks: () => on('/api/'),
   };
 }
-
-export type FakeJina = Awaited<ReturnType<typeof startFakeJina>>;

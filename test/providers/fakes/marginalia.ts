@@ -24,7 +24,7 @@ export interface MarginaliaDoc {
 
 export type MarginaliaMode = 'ok' | 'qpm' | 'daily' | 'query-failed' | 'index-timeout' | 'malformed' | 'stall';
 
-export const MARGINALIA_LICENSE = 'CC-BY-NC-SA 4.0';
+const MARGINALIA_LICENSE = 'CC-BY-NC-SA 4.0';
 
 function siteKeywords(url: string): string[] {
   const host = new URL(url).hostname.toLowerCase();

@@ -20,7 +20,7 @@ import { DAY_MS, pathOf, startVendorFake, withinSite } from './vendor-fake.js';
 
 export const SERPER_KEY = '8fab4b24ee718778ea9f17114a5cTESTKEY';
 
-export interface SerperDocument {
+interface SerperDocument {
   title: string;
   link: string;
   snippet: string;
@@ -145,5 +145,3 @@ export async function startFakeSerper(options: { corpus?: readonly SerperDocumen
     },
   });
 }
-
-export type FakeSerper = Awaited<ReturnType<typeof startFakeSerper>>;

@@ -152,5 +152,3 @@ export async function startFakeTavily(options: { corpus?: readonly TavilyDocumen
     },
   });
 }
-
-export type FakeTavily = Awaited<ReturnType<typeof startFakeTavily>>;

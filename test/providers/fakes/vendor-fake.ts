@@ -24,7 +24,7 @@ export const paramsOf = (request: { url: string }) => new URL(request.url, 'http
 /** The query parameters of a recorded request, as an object. */
 export const queryOf = (request: { url: string }) => Object.fromEntries(paramsOf(request));
 
-export interface VendorFakeSpec<Failure extends string> {
+interface VendorFakeSpec<Failure extends string> {
   /** The vendor's answer to a request it turns away before anything else; undefined lets the request in. */
   refuse(request: RecordedRequest): Fault | undefined;
   /** The vendor's documented failures, by name. */
@@ -56,8 +56,6 @@ export async function startVendorFake<Failure extends string = never>(spec: Vend
     },
   };
 }
-
-export type VendorFake = Awaited<ReturnType<typeof startVendorFake>>;
 
 /** A rerank vendor's fake, as the rerank tests drive it. */
 export interface RerankFake {

@@ -48,7 +48,7 @@ import { calibrate } from '../src/local/rerank/calibration.js';
 import { NeuralReranker } from '../src/local/rerank/engine.js';
 import { InferenceSession, type JobScores, type ScoringJob } from '../src/local/rerank/inference.js';
 import { readModelDirectory, type RerankModelSpec } from '../src/local/rerank/model.js';
-import { localRerankerOptionsSchema } from '../src/providers/rerank/local.js';
+import { localRerankerOptionsSchema } from '../src/providers/local/rerank.js';
 import { machineDescription, startWatchdog } from './index-bench-common.js';
 import { seededRandom } from '../src/util/random.js';
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_RERANK_MODEL } from '../api/schemas.js';
-import { builtInProviderTypes, type ProviderType } from '../providers/registry.js';
+import { builtInProviderTypes, type ProviderType } from '../vendors/registry.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
 export class ConfigError extends Error {

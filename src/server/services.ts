@@ -7,7 +7,7 @@ import { RerankGateway, type RerankOutcome } from '../gateway/rerank.js';
 import { SearchGateway, type SearchOutcome } from '../gateway/search.js';
 import { HealthRegistry } from '../gateway/health.js';
 import { UpstreamCaller } from '../gateway/upstream.js';
-import { builtInProviderTypes, type ProviderType } from '../providers/registry.js';
+import { builtInProviderTypes, type ProviderType } from '../vendors/registry.js';
 import type { ContentProvider, RerankProvider, SearchProvider } from '../providers/types.js';
 import { AccountService } from '../state/accounts.js';
 import { AccountLedger, type AllowanceLedger } from '../state/allowance.js';

@@ -6,7 +6,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { ApiError, retryAfterSeconds, unauthorized } from '../api/errors.js';
-import type { Charge } from './allowance.js';
 import {
   nextUtcMidnight,
   usedThatDay,
@@ -18,6 +17,9 @@ import {
   type RateLimits,
   type RateWindows,
 } from './store.js';
+
+/** What a request is charged as; each kind has its own weight in allowance units. */
+export type Charge = 'web-search' | 'rerank';
 
 export interface AccountPolicy {
   defaults: { dailyAllowance: number; ratePerSecond: number; ratePerMinute: number };

@@ -3,10 +3,10 @@
  * are not metered; account keys charge their account (accounts.ts).
  */
 import { ApiError } from '../api/errors.js';
-import { rateLimitHeaders, type AccountService } from './accounts.js';
+import { rateLimitHeaders, type AccountService, type Charge } from './accounts.js';
 import type { Principal } from './keys.js';
 
-export type Charge = 'web-search' | 'rerank';
+export type { Charge } from './accounts.js';
 
 export interface AllowanceGrant {
   /** X-RateLimit-* for the response. */

@@ -11,8 +11,8 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 import { expectSearchOk } from '../helpers/faults.js';
 import { REAL_LOCAL_RERANKER, startGateway } from '../helpers/gateway.js';
-import { EXA_KEY, startFakeExa } from '../providers/fakes/exa.js';
-import { TAVILY_KEY, startFakeTavily } from '../providers/fakes/tavily.js';
+import { EXA_KEY, startFakeExa } from '../vendors/exa/fake.js';
+import { TAVILY_KEY, startFakeTavily } from '../vendors/tavily/fake.js';
 
 const EXAMPLES = 'config/examples';
 

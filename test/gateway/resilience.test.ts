@@ -170,7 +170,7 @@ test('a key echoed across the 200-character cut of the upstream message does not
   for (const line of gateway.logLines) t.false(line.includes(prefix), line);
 });
 
-// Bug (src/providers/search/searchgate-compatible.ts, its envelope check): an error carried in the
+// Bug (src/vendors/searchgate-compatible/search.ts, its envelope check): an error carried in the
 // envelope of an HTTP 200 (LangSearch does this) is turned into an UpstreamError with the upstream's
 // msg verbatim, without redact(): the upstream key it echoes reaches the 502 body and the logs.
 test('a key echoed in a 200 envelope error does not leak', async (t) => {

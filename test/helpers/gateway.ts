@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { LOCAL_RERANKER, resolveConfig, type ResolvedConfig } from '../../src/config/load.js';
-import type { ProviderType } from '../../src/providers/registry.js';
-import { builtInProviderTypes } from '../../src/providers/registry.js';
+import type { ProviderType } from '../../src/vendors/registry.js';
+import { builtInProviderTypes } from '../../src/vendors/registry.js';
 import { createGateway, type Gateway } from '../../src/server/app.js';
 import { createLogger } from '../../src/server/logger.js';
 

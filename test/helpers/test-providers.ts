@@ -4,7 +4,7 @@
  * shared HTTP client as production providers.
  */
 import { callJson } from '../../src/providers/http.js';
-import type { ProviderType } from '../../src/providers/registry.js';
+import type { ProviderType } from '../../src/vendors/registry.js';
 import type { SearchCapabilities } from '../../src/providers/types.js';
 
 /** A paged JSON search API: GET {baseUrl}/search?q=&offset=&limit= → {items: [{url, title, snippet, date?}]}. */

@@ -15,7 +15,7 @@ import { resolveConfig } from '../../../src/config/load.js';
 import { cachedModelDirectory, COMPLETE_MARKER, parseModelSource, resolveModelSource } from '../../../src/local/rerank/hub.js';
 import { InferenceSession } from '../../../src/local/rerank/inference.js';
 import { MODEL_SPEC_FILE, ModelDirectoryError, readModelDirectory } from '../../../src/local/rerank/model.js';
-import { createLocalRerank } from '../../../src/providers/rerank/local.js';
+import { createLocalRerank } from '../../../src/providers/local/rerank.js';
 import { createLogger } from '../../../src/server/logger.js';
 import { TEST_MODEL_DIRECTORY } from '../../helpers/gateway.js';
 

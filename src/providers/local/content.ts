@@ -1,0 +1,50 @@
+/**
+ * local content: page text for results of any upstream. A page already in the local index is
+ * served from it; otherwise it is fetched with the SSRF-safe fetcher, extracted off the event loop,
+ * and, when the deployment asks for it, added to the index.
+ */
+import { LRUCache } from 'lru-cache';
+import { fetchPolicy, safeFetch } from '../../local/fetch/index.js';
+import { toIndexedPage } from '../../local/ingest/indexed-page.js';
+import { sharedExtractor, sharedIndex } from '../../local/shared.js';
+import type { LocalOptions } from './search.js';
+import type { ContentProvider, PageContent } from '../../providers/types.js';
+
+/** Extracted pages kept in memory, so a page shared by many answers is fetched once an hour at most. */
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+const PAGE_CACHE_TTL_MS = 60 * 60_000;
+
+export function createLocalContent(name: string, options: LocalOptions): ContentProvider {
+  const recentPages = new LRUCache<string, PageContent>({
+    maxSize: PAGE_CACHE_BYTES,
+    sizeCalculation: (page) => Math.max(1, page.text.length * 2),
+    ttl: PAGE_CACHE_TTL_MS,
+  });
+  const policy = fetchPolicy({
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    maxBytes: options.maxPageBytes,
+    maxDecodedBytes: options.maxPageBytes * 2,
+    timeoutMs: options.fetchTimeoutMs,
+  });
+  return {
+    name,
+    async fetchContent(url, { signal }): Promise<PageContent | null> {
+      const recent = recentPages.get(url);
+      if (recent) return recent;
+      const index = await sharedIndex(options.directory);
+      const stored = await index.get(url);
+      if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
+
+      const fetched = await safeFetch(url, policy, signal);
+      if (fetched.status !== 200) return null;
+      const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
+      const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
+      if (!page) return null; // a challenge page or no text: never returned as text
+      // Not awaited: folding a page into a large index takes seconds, longer than any content budget.
+      if (options.addFetchedPages) void index.upsert([page]).catch(() => {});
+      const content = { text: page.text, title: page.title, datePublished: page.datePublished };
+      recentPages.set(url, content);
+      return content;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Provider types by the `type` key of a provider's config. Each type names the schema of its options
+ * (checked at startup) and builds the operations it serves; README.md has the table. The embedded
+ * default's types (`local`, `local-reranker`) live with the provider toolkit; every other vendor is
+ * one folder here.
+ */
+import { createLocalContent } from '../providers/local/content.js';
+import { createLocalRerank, localRerankerOptionsSchema } from '../providers/local/rerank.js';
+import { createLocalSearch, localOptionsSchema } from '../providers/local/search.js';
+import type { ProviderType } from '../providers/types.js';
+import { braveProviderType } from './brave/search.js';
+import { cohereCompatibleProviderType } from './cohere/compatible.js';
+import { cohereProviderType } from './cohere/rerank.js';
+import { exaProviderType } from './exa/index.js';
+import { firecrawlProviderType } from './firecrawl/content.js';
+import { googleProviderType } from './google/search.js';
+import { jinaProviderType } from './jina/index.js';
+import { marginaliaProviderType } from './marginalia/search.js';
+import { createSearchgateCompatibleRerank } from './searchgate-compatible/rerank.js';
+import { createSearchgateCompatibleSearch, searchgateCompatibleOptionsSchema } from './searchgate-compatible/search.js';
+import { searxngProviderType } from './searxng/search.js';
+import { serperProviderType } from './serper/search.js';
+import { tavilyProviderType } from './tavily/index.js';
+import { teiProviderType } from './tei/rerank.js';
+import { voyageProviderType } from './voyage/rerank.js';
+import { wikipediaProviderType } from './wikipedia/search.js';
+
+export type { ProviderType } from '../providers/types.js';
+
+export const builtInProviderTypes: Record<string, ProviderType> = {
+  local: {
+    optionsSchema: localOptionsSchema,
+    search: createLocalSearch,
+    content: createLocalContent,
+  },
+  'local-reranker': {
+    optionsSchema: localRerankerOptionsSchema,
+    rerank: createLocalRerank,
+  },
+  'searchgate-compatible': {
+    optionsSchema: searchgateCompatibleOptionsSchema,
+    search: createSearchgateCompatibleSearch,
+    rerank: createSearchgateCompatibleRerank,
+  },
+  searxng: searxngProviderType,
+  brave: braveProviderType,
+  exa: exaProviderType,
+  tavily: tavilyProviderType,
+  serper: serperProviderType,
+  google: googleProviderType,
+  jina: jinaProviderType,
+  marginalia: marginaliaProviderType,
+  wikipedia: wikipediaProviderType,
+  firecrawl: firecrawlProviderType,
+  cohere: cohereProviderType,
+  voyage: voyageProviderType,
+  tei: teiProviderType,
+  'cohere-compatible': cohereCompatibleProviderType,
+};

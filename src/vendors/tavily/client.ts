@@ -1,0 +1,48 @@
+/**
+ * How searchgate calls Tavily: the options of a `tavily` provider (one config block serves search
+ * and extract) and the client both operations call through, so that they read errors the same way.
+ * Docs: https://docs.tavily.com/documentation/api-reference/endpoint/search and /extract.
+ */
+import type { UpstreamFailureKind } from '../../providers/errors.js';
+import { bearer, providerOptionsSchema, vendorClient, type VendorClient } from '../../providers/shared.js';
+
+export interface TavilyOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  /** basic (1 credit), advanced (2 credits, best relevance), fast or ultra-fast (lowest latency). */
+  searchDepth: 'basic' | 'advanced' | 'fast' | 'ultra-fast';
+  /** general, news (real-time news, and the only topic whose results carry a published date) or finance. */
+  topic: 'general' | 'news' | 'finance';
+  /** Boost results from one country, in Tavily's form: lowercase English name ("united states"); general topic only. */
+  country?: string;
+  /** Page text as plain "text" or "markdown", for search text mode and Extract alike. */
+  textFormat: 'text' | 'markdown';
+  /** Extract depth: basic, or advanced (tables and embedded content; twice the credits). */
+  extractDepth: 'basic' | 'advanced';
+}
+
+export const tavilyOptionsSchema = providerOptionsSchema('tavily', {
+  defaultBaseUrl: 'https://api.tavily.com',
+  apiKey: 'required',
+  properties: {
+    searchDepth: { enum: ['basic', 'advanced', 'fast', 'ultra-fast'], default: 'basic' },
+    topic: { enum: ['general', 'news', 'finance'], default: 'general' },
+    country: { type: 'string', pattern: '^[a-z][a-z ]+$' },
+    textFormat: { enum: ['text', 'markdown'], default: 'text' },
+    extractDepth: { enum: ['basic', 'advanced'], default: 'basic' },
+  },
+});
+
+/**
+ * Tavily's own statuses (https://help.tavily.com/articles/8645538886-understanding-http-errors):
+ * 432 "exceeds your plan's set usage limit" and 433 "exceeds the pay-as-you-go limit" are used-up
+ * allowances, not rate limits: no retry helps until the plan or limit changes.
+ */
+function classifyTavilyFailure(status: number): UpstreamFailureKind | undefined {
+  return status === 432 || status === 433 ? 'quota' : undefined;
+}
+
+export const tavilyClient = (provider: string, options: TavilyOptions): VendorClient =>
+  vendorClient(provider, options, { auth: bearer, classify: classifyTavilyFailure });
+

@@ -21,17 +21,29 @@ export function webSearchEnvelope(logId: string, query: string, outcome: SearchO
   };
 }
 
-export function rerankEnvelope(logId: string, request: RerankRequest, outcome: RerankOutcome) {
+/** The ranked results a rerank answers with: best first, cut to top_n, each document's text when asked. */
+export function rerankResults(request: RerankRequest, outcome: RerankOutcome) {
+  return outcome.ranking.slice(0, request.topN).map(({ index, score }) => ({
+    index,
+    relevance_score: score,
+    rerankScore: score,
+    ...(request.returnDocuments ? { document: { text: request.documents[index]! } } : {}),
+  }));
+}
+
+/**
+ * The rerank body of LangSearch, which is Cohere's v1/v2 body too (../shared/spec/dialects.md §4.1):
+ * LangSearch's envelope and rerankScore, and Cohere's `id` and `meta` with the allowance units this
+ * request was charged as its billed search units.
+ */
+export function rerankEnvelope(logId: string, request: RerankRequest, outcome: RerankOutcome, billing: { apiVersion: '1' | '2'; units: number }) {
   return {
     code: 200,
     log_id: logId,
     msg: null,
-    model: request.model,
-    results: outcome.ranking.slice(0, request.topN).map(({ index, score }) => ({
-      index,
-      relevance_score: score,
-      rerankScore: score,
-      ...(request.returnDocuments ? { document: { text: request.documents[index]! } } : {}),
-    })),
+    id: logId,
+    model: outcome.model,
+    results: rerankResults(request, outcome),
+    meta: { api_version: { version: billing.apiVersion }, billed_units: { search_units: billing.units } },
   };
 }

@@ -79,6 +79,11 @@ export interface RerankLimits {
   maxDocuments: number;
 }
 
+/**
+ * The rerank body of LangSearch, Cohere v1/v2 and Jina, which all post to a `/v1/rerank`
+ * (../shared/spec/dialects.md §4.1). Optional fields accept `null` as "not given": the vendors'
+ * clients send it (langchain-cohere's max_tokens_per_doc, JinaRerank's top_n).
+ */
 export function rerankRequestSchema(limits: RerankLimits) {
   return {
     $id: 'RerankRequest',
@@ -86,33 +91,38 @@ export function rerankRequestSchema(limits: RerankLimits) {
     required: ['query', 'documents'],
     properties: {
       model: {
-        type: 'string',
+        type: ['string', 'null'],
         minLength: 1,
         default: DEFAULT_RERANK_MODEL,
-        description: 'A configured reranker id; service-reranker-v1 is the default alias.',
+        description:
+          'A configured reranker id; service-reranker-v1 is the default alias. Cohere, Jina and Voyage model names (rerank-v3.5, jina-reranker-v2-base-multilingual, rerank-2.5…) are accepted as aliases.',
       },
       query: { ...nonBlankString, description: 'The query to score documents against.' },
       documents: {
         type: 'array',
         minItems: 1,
         maxItems: limits.maxDocuments,
-        description: 'Candidate texts: strings, or objects with a `text` string (Cohere v1 style).',
-        items: {
-          type: ['string', 'object'],
-          required: ['text'],
-          properties: { text: { type: 'string' } },
-        },
+        description:
+          'Candidate texts: strings, or objects with a `text` string (Cohere v1, Jina), or objects whose fields `rank_fields` names.',
+        items: { type: ['string', 'object'], properties: { text: { type: 'string' } } },
       },
       top_n: {
-        type: 'integer',
+        type: ['integer', 'null'],
         minimum: 1,
         description: 'How many of the best documents to return; default all. A value above the document count returns all.',
       },
       return_documents: {
-        type: 'boolean',
+        type: ['boolean', 'null'],
         default: false,
         description: 'Whether each result carries its document text.',
       },
+      rank_fields: {
+        type: ['array', 'null'],
+        items: { type: 'string', minLength: 1 },
+        description: 'Cohere v1: with object documents, rank on these fields, written one `field: value` line each.',
+      },
+      max_chunks_per_doc: { type: ['integer', 'null'], minimum: 1, description: 'Accepted for Cohere clients; no effect (long documents are windowed, never cut).' },
+      max_tokens_per_doc: { type: ['integer', 'null'], minimum: 1, description: 'Accepted for Cohere clients; no effect (long documents are windowed, never cut).' },
     },
   } as const;
 }
@@ -173,7 +183,16 @@ export const rerankResponseSchema = {
     code: { type: 'integer' },
     log_id: nullableString,
     msg: nullableString,
-    model: { type: 'string' },
+    model: { type: 'string', description: 'The reranker that scored: the id asked for, or the configured model a vendor name stands for.' },
+    id: { type: 'string', description: 'Cohere clients read it: the log_id.' },
+    meta: {
+      type: 'object',
+      description: 'Cohere-shaped billing: search_units is the allowance units this request was charged.',
+      properties: {
+        api_version: { type: 'object', properties: { version: { type: 'string' } } },
+        billed_units: { type: 'object', properties: { search_units: { type: 'integer', minimum: 0 } } },
+      },
+    },
     results: {
       type: 'array',
       description: 'Best first; ties keep document order.',

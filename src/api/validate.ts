@@ -19,6 +19,11 @@ import {
 export interface WebSearchRequest {
   query: string;
   count: number;
+  /**
+   * Results to skip before the `count` returned: vendor dialects page this way (Brave's offset,
+   * Google's start). Not part of /v1/web-search, where it is always 0.
+   */
+  offset: number;
   freshness: Freshness;
   includeDomains: string[];
   excludeDomains: string[];
@@ -35,6 +40,21 @@ export interface RerankRequest {
   documents: string[];
   topN: number;
   returnDocuments: boolean;
+}
+
+/** A web-search request built by a dialect: the fields it sets, every other one at its default. */
+export function webSearchRequest(fields: Partial<WebSearchRequest> & Pick<WebSearchRequest, 'query'>): WebSearchRequest {
+  return {
+    count: DEFAULT_COUNT,
+    offset: 0,
+    freshness: parseFreshness('noLimit'),
+    includeDomains: [],
+    excludeDomains: [],
+    text: null,
+    summary: false,
+    language: null,
+    ...fields,
+  };
 }
 
 export function createAjv(): Ajv2020 {
@@ -117,6 +137,7 @@ export class RequestValidator {
     return {
       query: input.query,
       count: Math.max(1, input.count ?? DEFAULT_COUNT),
+      offset: 0,
       freshness: parseFreshness(input.freshness ?? 'noLimit'),
       includeDomains: normalizeDomains(input.includeDomains),
       excludeDomains: normalizeDomains(input.excludeDomains),
@@ -129,17 +150,24 @@ export class RequestValidator {
     };
   }
 
+  /**
+   * The rerank body of LangSearch, Cohere v1 and v2 and Jina (../shared/spec/dialects.md §4.1–4.2):
+   * `null` in an optional field means "not given"; documents are strings or objects with `text`, or
+   * with the fields `rank_fields` names; truncation knobs are accepted and change nothing, since
+   * long documents are windowed, not cut.
+   */
   parseRerank(body: unknown): RerankRequest {
     ensureObjectBody(body);
     if (!this.rerank(body)) throw badRequest(describeErrors(this.rerank.errors, body));
     const input = body as {
-      model?: string;
+      model?: string | null;
       query: string;
-      documents: Array<string | { text: string }>;
-      top_n?: number;
-      return_documents?: boolean;
+      documents: Array<string | Record<string, unknown>>;
+      top_n?: number | null;
+      return_documents?: boolean | null;
+      rank_fields?: string[] | null;
     };
-    const documents = input.documents.map((document) => (typeof document === 'string' ? document : document.text));
+    const documents = input.documents.map((document, i) => documentText(document, i, input.rank_fields ?? null));
     return {
       model: input.model ?? DEFAULT_RERANK_MODEL,
       query: input.query,
@@ -148,6 +176,24 @@ export class RequestValidator {
       returnDocuments: input.return_documents ?? false,
     };
   }
+}
+
+/**
+ * The text of one rerank document. With `rank_fields` (Cohere v1), an object's text is one line
+ * `field: value` per listed field it has, in the listed order; otherwise its `text`. An image
+ * (jina-reranker-m0's `{image}`) is refused: searchgate ranks text.
+ */
+function documentText(document: string | Record<string, unknown>, index: number, rankFields: readonly string[] | null): string {
+  if (typeof document === 'string') return document;
+  if (rankFields) {
+    return rankFields
+      .filter((field) => document[field] !== undefined && document[field] !== null)
+      .map((field) => `${field}: ${typeof document[field] === 'string' ? document[field] : JSON.stringify(document[field])}`)
+      .join('\n');
+  }
+  if (typeof document.text === 'string') return document.text;
+  if (document.image !== undefined) throw badRequest(`documents[${index}] is an image; searchgate ranks text documents only`);
+  throw badRequest(`documents[${index}].text is required (or name the fields to rank with rank_fields)`);
 }
 
 /**

@@ -113,6 +113,12 @@ export function resolveConfig(
     throw new ConfigError(`config key rerank.defaultModel: no model named "${defaultModel}" under rerank.models`);
   }
 
+  for (const [name, model] of Object.entries(config.dialects.rerankAliases)) {
+    if (model !== DEFAULT_RERANK_MODEL && !(model in config.rerank.models)) {
+      throw new ConfigError(`config key dialects.rerankAliases.${name}: no model named "${model}" under rerank.models`);
+    }
+  }
+
   const searchRerank = config.search.rerank;
   if (searchRerank.model !== null && searchRerank.model !== DEFAULT_RERANK_MODEL && !(searchRerank.model in config.rerank.models)) {
     throw new ConfigError(`config key search.rerank.model: no model named "${searchRerank.model}" under rerank.models`);

@@ -169,6 +169,8 @@ export const configSchema = {
             pastDates: { type: 'integer', minimum: 0, default: 86_400 },
             recentDates: { type: 'integer', minimum: 0, default: 300 },
             rerank: { type: 'integer', minimum: 0, default: 3600 },
+            /** Page text of the content operation (Tavily extract, Exa contents), per page. */
+            content: { type: 'integer', minimum: 0, default: 3600 },
           },
         },
       },
@@ -224,9 +226,33 @@ export const configSchema = {
           properties: {
             webSearch: { type: 'integer', minimum: 0, default: 1 },
             rerank: { type: 'integer', minimum: 0, default: 1 },
+            /** Page text for given URLs (Tavily extract, Exa contents), per request. */
+            content: { type: 'integer', minimum: 0, default: 1 },
           },
         },
         touchIntervalSeconds: { type: 'integer', minimum: 0, default: 60 },
+      },
+    },
+    dialects: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        /**
+         * Rerank model names clients may send, each mapped to a model under rerank.models (or to
+         * service-reranker-v1). Cohere's, Jina's and Voyage's published names already mean the default
+         * model; an entry here maps one of them, or any other name, elsewhere.
+         */
+        rerankAliases: { type: 'object', default: {}, additionalProperties: { type: 'string', minLength: 1 } },
+        tavily: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            /** Cap on raw_content per result, in code points: Tavily itself has none. */
+            rawContentMaxCharacters: { type: 'integer', minimum: 1, default: 100_000 },
+          },
+        },
       },
     },
     mcp: {
@@ -287,6 +313,7 @@ export interface GatewayConfig {
       pastDates: number;
       recentDates: number;
       rerank: number;
+      content: number;
     };
   };
   accounts: {
@@ -295,9 +322,10 @@ export interface GatewayConfig {
     postgres: { url: string; poolSize: number; schema?: string };
     redis?: { url: string; keyPrefix: string };
     defaults: { dailyAllowance: number; ratePerSecond: number; ratePerMinute: number };
-    weights: { webSearch: number; rerank: number };
+    weights: { webSearch: number; rerank: number; content: number };
     touchIntervalSeconds: number;
   };
+  dialects: { rerankAliases: Record<string, string>; tavily: { rawContentMaxCharacters: number } };
   mcp: { enabled: boolean; path: string; toolTimeoutMs: number };
   dashboard: { enabled: boolean; sessionHours: number; secureCookies: boolean };
 }

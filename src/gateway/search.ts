@@ -1,8 +1,9 @@
 /**
  * Web search over a provider chain, as a fallback (the first provider that answers) or a fusion
  * (all at once, merged). Whatever a provider cannot do natively the gateway does here: over-fetch
- * and filter by domain and date, page through the upstream to honour count, fetch page text through
- * the content chain, and cut text to max_characters code points.
+ * and filter by domain and date, page through the upstream to honour count (and offset, for the
+ * dialects that ask for a later page), fetch page text through the content chain, and cut text to
+ * max_characters code points.
  */
 import { ApiError } from '../api/errors.js';
 import { freshnessWindow, type DateWindow } from '../api/freshness.js';
@@ -32,8 +33,16 @@ export interface GatewayResult {
 export interface SearchOutcome {
   provider: string;
   results: GatewayResult[];
+  /** Each result's rerank score, when the gateway reranked the list; null when it kept the provider's order. */
+  scores: number[] | null;
   totalEstimatedMatches: number | null;
   someResultsRemoved: boolean;
+}
+
+/** Results in their final order, with the rerank scores that put them there (null when not reranked). */
+interface Ranked {
+  results: ProviderSearchResult[];
+  scores: number[] | null;
 }
 
 interface Totals {
@@ -87,13 +96,17 @@ export class SearchGateway {
     return this.reranker !== null && this.tuning.rerank.model !== null;
   }
 
-  /** How many results to gather: when they will be reranked, enough candidates for the model to choose from. */
+  /**
+   * How many results to gather: every one up to the end of the page asked for and, when they will be
+   * reranked, enough candidates for the model to choose from.
+   */
   private goal(request: WebSearchRequest, reranking: boolean): number {
-    return reranking ? Math.max(request.count, this.tuning.rerank.candidates) : request.count;
+    const end = request.offset + request.count;
+    return reranking ? Math.max(end, this.tuning.rerank.candidates) : end;
   }
 
-  private async ranked(results: ProviderSearchResult[], request: WebSearchRequest, reranking: boolean, deadline: Deadline) {
-    if (!reranking || results.length <= 1) return results;
+  private async ranked(results: ProviderSearchResult[], request: WebSearchRequest, reranking: boolean, deadline: Deadline): Promise<Ranked> {
+    if (!reranking || results.length === 0) return { results, scores: null };
     return this.rerankCandidates(request.query, results.slice(0, this.goal(request, true)), deadline);
   }
 
@@ -203,15 +216,16 @@ export class SearchGateway {
     return { results: kept, totalEstimatedMatches, someResultsRemoved };
   }
 
-  /** The cut to count, page text where text mode needs it, and the final result shape. */
+  /** The page asked for ([offset, offset + count)), page text where text mode needs it, and the final result shape. */
   private async finish(
     provider: string,
-    ranked: ProviderSearchResult[],
+    ranked: Ranked,
     totals: Totals,
     request: WebSearchRequest,
     deadline: Deadline,
   ): Promise<SearchOutcome> {
-    const chosen = ranked.slice(0, request.count);
+    const end = request.offset + request.count;
+    const chosen = ranked.results.slice(request.offset, end);
     if (request.text || request.summary) {
       const maxCharacters = request.text?.maxCharacters ?? SUMMARY_CODE_POINTS;
       await this.content.fill(chosen, maxCharacters, deadline);
@@ -219,6 +233,7 @@ export class SearchGateway {
     return {
       provider,
       results: chosen.map((result) => shapeResult(result, request)),
+      scores: ranked.scores?.slice(request.offset, end) ?? null,
       totalEstimatedMatches: totals.totalEstimatedMatches,
       someResultsRemoved: totals.someResultsRemoved,
     };
@@ -229,7 +244,7 @@ export class SearchGateway {
    * fraction of a second on a CPU). Reranking improves a search but is not needed for one: if it
    * fails or overruns its budget, the provider's order stands and the request still succeeds.
    */
-  private async rerankCandidates(query: string, candidates: ProviderSearchResult[], deadline: Deadline): Promise<ProviderSearchResult[]> {
+  private async rerankCandidates(query: string, candidates: ProviderSearchResult[], deadline: Deadline): Promise<Ranked> {
     const { model, timeBudgetMs } = this.tuning.rerank;
     const budget = new Deadline(Math.min(timeBudgetMs, deadline.remainingMs()));
     try {
@@ -239,13 +254,13 @@ export class SearchGateway {
           .join('\n'),
       );
       const { scores } = await this.reranker!(model!, query, documents, budget);
-      return candidates
+      const order = candidates
         .map((result, rank) => ({ result, rank, score: scores[rank]! }))
-        .sort((a, b) => b.score - a.score || a.rank - b.rank)
-        .map(({ result }) => result);
+        .sort((a, b) => b.score - a.score || a.rank - b.rank);
+      return { results: order.map(({ result }) => result), scores: order.map(({ score }) => score) };
     } catch (error) {
       this.logger.warn('search results kept in provider order: reranking failed', { reason: (error as Error).message });
-      return candidates;
+      return { results: candidates, scores: null };
     } finally {
       budget.dispose();
     }

@@ -15,12 +15,13 @@ import type { Context } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { rerankEnvelope, webSearchEnvelope } from '../api/envelopes.js';
+import { rerankResults, webSearchEnvelope } from '../api/envelopes.js';
 import { ApiError } from '../api/errors.js';
-import { authenticateRequest, jsonBody, logMilliseconds, newLogId, toApiError, type RequestState } from '../server/middleware.js';
+import { authenticateRequest, jsonBody, logMilliseconds, newLogId, originOf, toApiError, type RequestState } from '../server/middleware.js';
 import { rerankOperation, webSearchOperation, type OperationContext } from '../server/operations.js';
 import type { Services } from '../server/services.js';
 import type { Principal } from '../state/keys.js';
+import type { ErrorScope } from '../dialects/types.js';
 import { RERANK, WEB_SEARCH, toolDefinitions } from './tools.js';
 import { renderRerank, renderWebSearch } from './render.js';
 
@@ -40,9 +41,66 @@ const STATUS_MEANING: Record<number, string> = {
   504: 'timed out',
 };
 
+/**
+ * Failures at the transport (a missing or refused key, a body that is not JSON, a wrong method) as
+ * JSON-RPC errors, which MCP clients read. A 401 names the protected-resource metadata in
+ * WWW-Authenticate (the MCP authorization spec, RFC 9728 §5.1), so that a client learns a key is
+ * needed and how to send it.
+ */
+export function mcpErrorScope(path: string): ErrorScope {
+  return {
+    name: 'mcp',
+    prefixes: [path],
+    renderError({ error, kind, logId, origin }) {
+      const unauthorized = error.status === 401;
+      const challenge = [
+        'Bearer realm="searchgate"',
+        ...(unauthorized && kind !== 'missing_key' ? ['error="invalid_token"', `error_description="${headerSafe(error.message)}"`] : []),
+        `resource_metadata="${origin}${PROTECTED_RESOURCE_METADATA}${path}"`,
+      ].join(', ');
+      return {
+        status: error.status,
+        headers: unauthorized ? { 'WWW-Authenticate': challenge } : ({} as Record<string, string>),
+        body: {
+          jsonrpc: '2.0',
+          error: { code: jsonRpcCode(error.status), message: error.message, data: { status: error.status, log_id: logId } },
+          id: null,
+        },
+      };
+    },
+  };
+}
+
+/** A quoted-string of a header: printable ASCII, no quotes or backslashes ("…" becomes "..."). */
+const headerSafe = (text: string) => text.replaceAll('…', '...').replace(/[^\x20-\x7e]|["\\]/g, '');
+
+/** -32700 for a body that is not JSON, -32600 for another bad request, -32001 (server-defined) for refusals. */
+function jsonRpcCode(status: number): number {
+  if (status === 400) return -32700;
+  if (status === 401 || status === 403) return -32001;
+  if (status >= 500) return -32603;
+  return -32600;
+}
+
+const PROTECTED_RESOURCE_METADATA = '/.well-known/oauth-protected-resource';
+
 export function createMcpRouter(services: Services): Router {
   const { config } = services;
   const router = new Router();
+
+  // RFC 9728: where a client learns how to present a credential to the MCP endpoint. searchgate has
+  // no OAuth authorization server: its keys are static Bearer keys, made in the dashboard or the CLI.
+  const metadata = (ctx: Context) => {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = {
+      resource: `${originOf(ctx)}${config.mcp.path}`,
+      resource_name: 'searchgate',
+      bearer_methods_supported: ['header'],
+      resource_documentation: `${originOf(ctx)}/v1/openapi.json`,
+    };
+  };
+  router.get(PROTECTED_RESOURCE_METADATA, metadata);
+  router.get(`${PROTECTED_RESOURCE_METADATA}${config.mcp.path}`, metadata);
   const tools = toolDefinitions({ maxDocuments: config.rerank.maxDocuments });
 
   router.post(
@@ -111,8 +169,7 @@ async function callTool(services: Services, ctx: Context, principal: Principal, 
       services.rerank.resolveModel(request.model);
       const { outcome: ranking, cacheStatus } = await rerankOperation(services, request, context);
       outcome = { status: 200, cache: cacheStatus, provider: ranking.provider };
-      const { model, results } = rerankEnvelope(logId, request, ranking);
-      const structured = { model, results };
+      const structured = { model: ranking.model, results: rerankResults(request, ranking) };
       return { content: [{ type: 'text', text: renderRerank(structured, request.documents) }], structuredContent: structured, _meta: { log_id: logId } };
     }
     throw new ApiError(400, `unknown tool "${name}"; this server has ${WEB_SEARCH} and ${RERANK}`);

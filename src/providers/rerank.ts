@@ -12,7 +12,7 @@
 import { UpstreamError } from './errors.js';
 import type { Classify } from './http.js';
 import { bearer, expectObject, vendorClient, type Vendor } from './shared.js';
-import type { RerankCall, RerankProvider } from './types.js';
+import type { RerankCall, RerankProvider, RerankScores } from './types.js';
 
 export interface RerankHttpOptions {
   baseUrl: string;
@@ -28,6 +28,8 @@ interface RerankExchange {
   body(call: RerankCall): unknown;
   /** One score in [0, 1] per document of the batch, in document order. */
   scores(reply: unknown, call: RerankCall): number[];
+  /** The tokens the reply says were processed, for vendors that report them. */
+  totalTokens?(reply: unknown): number | undefined;
   classify?: Classify;
   envelope?: Vendor['envelope'];
 }
@@ -41,9 +43,10 @@ export function httpReranker(name: string, options: RerankHttpOptions, exchange:
   return {
     name,
     capabilities: { maxDocuments: options.maxDocuments },
-    async rerank(call: RerankCall): Promise<number[]> {
+    async rerank(call: RerankCall): Promise<RerankScores> {
       const reply = await upstream.json(exchange.path, { body: exchange.body(call), signal: call.signal });
-      return exchange.scores(reply, call);
+      const totalTokens = exchange.totalTokens?.(reply);
+      return { scores: exchange.scores(reply, call), ...(totalTokens === undefined ? {} : { totalTokens }) };
     },
   };
 }
@@ -118,4 +121,10 @@ export function scoresFromList(
   const field = listFields.find((candidate) => Array.isArray(envelope[candidate]));
   if (field === undefined) throw new UpstreamError(provider, 'garbage', `reply has no ${listFields.join(' or ')} array`);
   return scoresByIndex(provider, envelope[field], documentCount, scale, scoreFields);
+}
+
+/** `usage.total_tokens` of a reply (Voyage, Jina), when it is a count. */
+export function usageTokens(reply: unknown): number | undefined {
+  const tokens = (reply as { usage?: { total_tokens?: unknown } } | null)?.usage?.total_tokens;
+  return typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? tokens : undefined;
 }

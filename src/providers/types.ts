@@ -73,10 +73,26 @@ export interface PageContent {
   datePublished?: string | null;
 }
 
+/** Why a page has no text, as the content operation reports it per URL (Tavily's failed_results, Exa's statuses). */
+export type PageFailureReason = 'not_found' | 'timeout' | 'blocked' | 'error';
+
+/**
+ * A page's own failure, when a provider knows it: the page answered 404, its address is refused,
+ * it took too long. It is the page's problem, not the provider's, so it never counts against the
+ * provider's health.
+ */
+export interface PageFailure {
+  failure: PageFailureReason;
+  /** The status the page's server answered, when that is the failure. */
+  httpStatus?: number;
+}
+
+export const isPageFailure = (value: PageContent | PageFailure | null): value is PageFailure => value !== null && 'failure' in value;
+
 export interface ContentProvider {
   readonly name: string;
-  /** The main text of the page, or null when the provider has none for it. */
-  fetchContent(url: string, options: { maxCharacters: number; signal: AbortSignal }): Promise<PageContent | null>;
+  /** The main text of the page; null when the provider has none for it and does not know why. */
+  fetchContent(url: string, options: { maxCharacters: number; signal: AbortSignal }): Promise<PageContent | PageFailure | null>;
 }
 
 export interface RerankCall {
@@ -95,8 +111,14 @@ export interface RerankProvider {
   close?(): Promise<void>;
   /** For /metrics: the work of an in-process model; null while none is loaded. */
   telemetry?(): ModelTelemetry | null;
+  rerank(call: RerankCall): Promise<RerankScores>;
+}
+
+export interface RerankScores {
   /** One score in [0, 1] per document, in document order. */
-  rerank(call: RerankCall): Promise<number[]>;
+  scores: number[];
+  /** Tokens the upstream says it processed, where it reports them (Voyage, Jina); Voyage's clients read the sum. */
+  totalTokens?: number;
 }
 
 /**

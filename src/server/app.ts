@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createDashboardRouter } from '../dashboard/routes.js';
-import { createMcpRouter } from '../mcp/server.js';
+import { createMcpRouter, mcpErrorScope } from '../mcp/server.js';
 import { requestLifecycle } from './middleware.js';
 import { createRouter } from './routes.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
@@ -21,7 +21,8 @@ export function createGateway(options: ServiceOptions): Gateway {
   const services = createServices(options);
   const app = new Koa();
   const router = createRouter(services);
-  app.use(requestLifecycle(services.metrics, services.logger));
+  const scopes = services.errorScopes(services.config.mcp.enabled ? [mcpErrorScope(services.config.mcp.path)] : []);
+  app.use(requestLifecycle(services.metrics, services.logger, scopes));
   app.use(router.routes());
   app.use(router.allowedMethods());
   if (services.config.mcp.enabled) app.use(createMcpRouter(services).routes());

@@ -20,14 +20,14 @@ export function createMetrics() {
     registry,
     httpRequests: new Counter({
       name: 'searchgate_http_requests_total',
-      help: 'HTTP requests answered, by route, method and status code.',
-      labelNames: ['route', 'method', 'status'] as const,
+      help: 'HTTP requests answered, by route (its template), method, status code and dialect (langsearch for /v1, the vendor for a vendor dialect, mcp, none).',
+      labelNames: ['route', 'method', 'status', 'dialect'] as const,
       registers,
     }),
     httpDuration: new Histogram({
       name: 'searchgate_http_request_duration_seconds',
-      help: 'Time from request to response, by route, method and status code.',
-      labelNames: ['route', 'method', 'status'] as const,
+      help: 'Time from request to response, by route (its template), method, status code and dialect.',
+      labelNames: ['route', 'method', 'status', 'dialect'] as const,
       buckets: LATENCY_BUCKETS,
       registers,
     }),

@@ -1,17 +1,24 @@
 /**
  * The middleware every request passes through: a fresh log_id, the in-flight gauge, the request
- * metrics and log line, and the one place where any failure becomes the spec's error body.
+ * metrics and log line, and the one place where any failure becomes an error body: the spec's, or
+ * the vendor's on a dialect's paths.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { ApiError, errorBody } from '../api/errors.js';
+import { ApiError, errorKind } from '../api/errors.js';
+import type { ErrorScopes, PathScope } from '../dialects/scopes.js';
+import { servedRoutes } from '../dialects/errors.js';
 import type { Authenticator, Principal } from '../state/keys.js';
 import type { Logger } from './logger.js';
 import { seriesCache, type Metrics } from './metrics.js';
 
 export interface RequestState {
   logId: string;
+  /** Whose error shape this path answers in. */
+  scope: PathScope;
+  /** The `dialect` label, when the route's differs from its scope's (root /v1/rerank is LangSearch's). */
+  dialect?: string;
   cacheStatus?: string;
   provider?: string;
   keyName?: string;
@@ -20,34 +27,38 @@ export interface RequestState {
 
 export const newLogId = () => randomUUID().replaceAll('-', '');
 
-export function requestLifecycle(metrics: Metrics, logger: Logger) {
+export function requestLifecycle(metrics: Metrics, logger: Logger, scopes: ErrorScopes) {
   const requestSeries = seriesCache(metrics.httpRequests, metrics.httpDuration);
   return async function lifecycle(ctx: Context, next: Next) {
     const state = ctx.state as RequestState;
     state.logId = newLogId();
+    state.scope = scopes.of(ctx.path);
     ctx.set('X-Log-Id', state.logId);
     const started = performance.now();
     metrics.inFlight.inc();
     let failure: ApiError | undefined;
     try {
       await next();
-      if (ctx.body == null && ctx.status >= 400) throw unansweredRoute(ctx);
+      if (ctx.body == null && ctx.status >= 400) throw unansweredRoute(ctx, state.scope);
     } catch (error) {
       failure = toApiError(error, logger, state.logId);
-      ctx.status = failure.status;
-      ctx.set(failure.headers);
-      ctx.body = errorBody(failure.status, state.logId, failure.message);
+      respondWithError(ctx, failure, state);
     } finally {
       metrics.inFlight.dec();
       const durationSeconds = (performance.now() - started) / 1000;
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      const series = requestSeries({ route, method: ctx.method, status: String(ctx.status) });
+      const route = routeTemplate(ctx);
+      const dialect = state.dialect ?? state.scope.scope.name;
+      const series = requestSeries({ route, method: ctx.method, status: String(ctx.status), dialect });
       series.count.inc();
       series.duration.observe(durationSeconds);
       if (logger.enabled('info')) logger.info('request', {
         log_id: state.logId,
         method: ctx.method,
-        path: ctx.path,
+        // Never the raw path or query: a key may ride in either (SearXNG's path segment, Google's key=).
+        path: state.scope.scope.redactPath?.(ctx.path) ?? ctx.path,
+        query: ctx.querystring ? redactQuery(ctx.querystring) : undefined,
+        route,
+        dialect,
         status: ctx.status,
         duration_ms: logMilliseconds(durationSeconds),
         // Unset fields are undefined, which the JSON log line leaves out.
@@ -61,18 +72,61 @@ export function requestLifecycle(metrics: Metrics, logger: Logger) {
   };
 }
 
+/** The failure in the shape of the path's scope, with its status, headers and reason phrase. */
+function respondWithError(ctx: Context, failure: ApiError, state: RequestState) {
+  const reply = state.scope.renderError({ error: failure, kind: errorKind(failure), logId: state.logId, nowMs: Date.now(), origin: originOf(ctx) });
+  ctx.status = reply.status;
+  ctx.set(failure.headers);
+  if (reply.headers) ctx.set(reply.headers);
+  if (reply.reason) ctx.message = reply.reason;
+  ctx.body = reply.body;
+}
+
+/** The matched route as a template (`/searxng/{key}/search`), never a raw path that could hold a key. */
+function routeTemplate(ctx: Context): string {
+  const matched = (ctx as { _matchedRoute?: string })._matchedRoute;
+  return matched ? matched.replace(/:([A-Za-z0-9_]+)/g, '{$1}') : 'unmatched';
+}
+
+/** Query parameters that may carry a key, by the names clients use. */
+const KEY_PARAMETER = /^(key|api_?key|access_?token|token|subscription_?token)$/i;
+
+export function redactQuery(querystring: string): string {
+  return querystring
+    .split('&')
+    .map((pair) => {
+      const name = pair.split('=', 1)[0]!;
+      return KEY_PARAMETER.test(decodeURIComponentSafe(name)) ? `${name}=[REDACTED]` : pair;
+    })
+    .join('&');
+}
+
+const decodeURIComponentSafe = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+
+/** scheme://host:port of this gateway as the client reached it (Koa 3's ctx.origin is the Origin request header). */
+export const originOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}`;
+
 /** Milliseconds to one decimal, as every log line gives durations. */
 export const logMilliseconds = (seconds: number) => Math.round(seconds * 1e4) / 10;
 
 /** Status left unanswered by the router: unknown path or method. */
-function unansweredRoute(ctx: Context): ApiError {
+function unansweredRoute(ctx: Context, { scope, dialect }: PathScope): ApiError {
+  const path = scope.redactPath?.(ctx.path) ?? ctx.path;
   if (ctx.status === 405) {
-    return new ApiError(405, `method ${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`, {
+    return new ApiError(405, `method ${ctx.method} is not allowed on ${path}; allowed: ${ctx.response.get('Allow')}`, {
       Allow: String(ctx.response.get('Allow')),
     });
   }
   if (ctx.status === 501) return new ApiError(501, `method ${ctx.method} is not implemented`);
-  if (ctx.status === 404) return new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
+  if (ctx.status === 404) {
+    return new ApiError(404, `no route for ${ctx.method} ${path}${dialect ? `; searchgate serves ${servedRoutes(dialect)} here` : ''}`);
+  }
   return new ApiError(ctx.status, 'request failed');
 }
 
@@ -105,23 +159,39 @@ export function toApiError(error: unknown, logger: Logger, logId: string): ApiEr
 }
 
 /** A JSON request body of at most `limit` ("16kb", or bytes): 415 for any other type, before it is read. */
-export const jsonBody = (limit: string | number) => [
-  requireJsonBody,
-  bodyParser({ enableTypes: ['json'], jsonLimit: String(limit), strict: true }),
-];
+export const jsonBody = (limit: string | number) => requestBody(limit, ['json']);
 
-/** POST bodies must be JSON: anything else is 415, before the body is read. */
-async function requireJsonBody(ctx: Context, next: Next) {
-  const type = ctx.request.type;
-  if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw new ApiError(415, `Content-Type must be application/json${ctx.get('content-type') ? `, not ${ctx.get('content-type')}` : ''}`);
-  }
-  await next();
+/**
+ * A request body of one of `types` (JSON, and for SearXNG form fields too), at most `limit`; 415
+ * for a body of any other type, before it is read. A request without a body reads as {}: clients
+ * post nothing where a vendor takes its parameters from the query string (LangChain's Serper).
+ */
+export function requestBody(limit: string | number, types: ReadonlyArray<'json' | 'form'>) {
+  const described = types.map((type) => (type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded')).join(' or ');
+  return [
+    async function requireBodyType(ctx: Context, next: Next) {
+      // Koa's is() answers null only for a request without a body.
+      if (ctx.request.is('*/*') !== null) {
+        const type = ctx.request.type;
+        const json = type === 'application/json' || type.endsWith('+json');
+        const accepted = (json && types.includes('json')) || (type === 'application/x-www-form-urlencoded' && types.includes('form'));
+        if (!accepted) {
+          throw new ApiError(415, `Content-Type must be ${described}${ctx.get('content-type') ? `, not ${ctx.get('content-type')}` : ''}`);
+        }
+      }
+      await next();
+    },
+    bodyParser({ enableTypes: [...types], jsonLimit: String(limit), formLimit: String(limit), strict: true }),
+  ];
 }
 
 /** Authenticates the request's Bearer key and names it (never its value) in the request's log line. */
 export async function authenticateRequest(ctx: Context, authenticator: Authenticator): Promise<Principal> {
-  const principal = await authenticator.authenticate(ctx.get('authorization') || undefined);
+  return namePrincipal(ctx, await authenticator.authenticate(ctx.get('authorization') || undefined));
+}
+
+/** Puts the key's name (never its value) and account in the request's log line. */
+export function namePrincipal(ctx: Context, principal: Principal): Principal {
   const state = ctx.state as RequestState;
   state.keyName = principal.keyName;
   if (principal.account) state.account = principal.account.name;

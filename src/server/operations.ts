@@ -1,11 +1,15 @@
 /**
- * The two operations once a request is valid and authenticated: allowance → cache → provider chain.
- * The HTTP routes and the MCP tools both run them, so that both charge, cache and answer alike.
+ * The operations once a request is valid and authenticated: allowance → cache → provider chain.
+ * The HTTP routes (the /v1 API and every vendor dialect) and the MCP tools all run them, so that all
+ * charge, cache and answer alike.
  */
 import { createHash } from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import type { RerankRequest, WebSearchRequest } from '../api/validate.js';
+import type { ContentOutcome, ContentRequest, PageResult } from '../gateway/content.js';
 import { Deadline } from '../gateway/deadline.js';
+import { dedupeKey } from '../gateway/fusion.js';
+import { truncateCodePoints } from '../gateway/text.js';
 import type { RerankOutcome } from '../gateway/rerank.js';
 import type { SearchOutcome } from '../gateway/search.js';
 import type { AllowanceGrant, Charge } from '../state/allowance.js';
@@ -21,8 +25,10 @@ export interface OperationContext {
 
 export interface Answered<T> {
   outcome: T;
-  /** HIT, MISS or BYPASS, as in X-Cache. */
+  /** HIT, MISS, COALESCED or BYPASS, as in X-Cache. */
   cacheStatus: string;
+  /** Allowance units this request was charged: 0 for operator keys (vendors' billing counters report it). */
+  units: number;
 }
 
 export function webSearchOperation(services: Services, request: WebSearchRequest, context: OperationContext): Promise<Answered<SearchOutcome>> {
@@ -45,6 +51,56 @@ export function rerankOperation(services: Services, request: RerankRequest, cont
   );
 }
 
+/**
+ * Charged once per request however many URLs it names; each page is cached on its own (by URL and
+ * cap), so a page asked for again costs no fetch. A page that could not be had is not cached.
+ */
+export function contentOperation(services: Services, request: ContentRequest, context: OperationContext): Promise<Answered<ContentOutcome>> {
+  const ttlMs = services.config.cache.ttlSeconds.content * 1000;
+  return charged(services, 'content', context, async (deadline) => {
+    const budgetMs = Math.min(request.timeBudgetMs ?? Infinity, services.config.content.timeBudgetMs, Math.max(0, deadline.remainingMs() - 50));
+    const statuses: string[] = [];
+    const load = async (url: string, signal: AbortSignal): Promise<PageResult> => {
+      try {
+        const { value, status } = await services.contentCache.getOrLoad(
+          () => contentCacheKey(url, request.maxCharacters, services),
+          ttlMs,
+          async () => {
+            const result = await services.content.fetchPage(url, request.maxCharacters, signal);
+            if (!('page' in result)) throw new PageMissing(result);
+            return { ...result, page: { ...result.page, text: truncateCodePoints(result.page.text, request.maxCharacters) } };
+          },
+        );
+        statuses.push(status);
+        return { ...value, url };
+      } catch (error) {
+        if (!(error instanceof PageMissing)) throw error;
+        statuses.push('MISS');
+        return { ...error.result, url };
+      }
+    };
+    const unique = [...new Set(request.urls)];
+    const loaded = await services.content.pages(unique, budgetMs, deadline.signal, load);
+    const byUrl = new Map(loaded.map((page, i) => [unique[i]!, page]));
+    const pages = request.urls.map((url) => byUrl.get(url)!);
+    const providers = [...new Set(pages.flatMap((page) => ('provider' in page ? [page.provider] : [])))];
+    return { value: { provider: providers.join('+') || 'none', pages }, status: combinedCacheStatus(statuses) };
+  });
+}
+
+/** A page the chain has no text for: thrown out of a cache load, so that it is not cached. */
+class PageMissing extends Error {
+  constructor(readonly result: PageResult) {
+    super('no text for this page');
+  }
+}
+
+/** One status for a request of several pages: HIT when every page came from the cache. */
+function combinedCacheStatus(statuses: readonly string[]): string {
+  if (statuses.length > 0 && statuses.every((status) => status === 'BYPASS')) return 'BYPASS';
+  return statuses.length > 0 && statuses.every((status) => status === 'HIT' || status === 'COALESCED') ? 'HIT' : 'MISS';
+}
+
 async function charged<T>(
   services: Services,
   charge: Charge,
@@ -55,7 +111,7 @@ async function charged<T>(
   if (grant) context.onCharged(grant.headers);
   const deadline = new Deadline(context.timeoutMs);
   const { value, status } = await refundOnServerFailure(grant, () => work(deadline)).finally(() => deadline.dispose());
-  return { outcome: value, cacheStatus: status };
+  return { outcome: value, cacheStatus: status, units: grant?.units ?? 0 };
 }
 
 /** A request that fails on our side or upstream (5xx) gives its charge back: the client got nothing for it. */
@@ -76,6 +132,7 @@ function searchCacheKey(request: WebSearchRequest, services: Services): string {
       services.config.version,
       request.query,
       request.count,
+      request.offset,
       request.freshness.raw,
       [...request.includeDomains].sort(),
       [...request.excludeDomains].sort(),
@@ -103,10 +160,16 @@ function searchTtlMs(request: WebSearchRequest, services: Services): number {
   return seconds * 1000;
 }
 
+/** Keyed on the model the name resolves to, so that an alias and the id it stands for share entries. */
 function rerankCacheKey(request: RerankRequest, services: Services): string {
-  const hash = createHash('sha256').update(services.config.version).update('\0').update(request.model).update('\0');
+  const { id, name } = services.rerank.resolveModel(request.model);
+  const hash = createHash('sha256').update(services.config.version).update('\0').update(id).update('\0').update(name).update('\0');
   hash.update(request.query);
   // Length-prefixed so that no two different document lists hash the same stream.
   for (const document of request.documents) hash.update(`\0${document.length}\0`).update(document);
   return hash.digest('base64url');
 }
+
+/** A page by the address it names (fragment, tracking parameters and www. aside) and its cap. */
+const contentCacheKey = (url: string, maxCharacters: number, services: Services) =>
+  sha256(JSON.stringify([services.config.version, dedupeKey(url), maxCharacters]));

@@ -1,36 +1,40 @@
 /**
- * The routes. Each operation reads top-down: validate → authenticate → allowance → cache →
- * provider chain → normalize → respond.
+ * The routes. Every API route, /v1's and each vendor dialect's, reads top-down in one handler:
+ * take the key → validate → authenticate → allowance → cache → provider chain → normalize → respond.
+ * A dialect (src/dialects, src/vendors/<vendor>/dialect.ts) only says where its key is, how to read
+ * its request and how to write its answer.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { rerankEnvelope, webSearchEnvelope } from '../api/envelopes.js';
+import { badRequest } from '../api/errors.js';
+import { authenticateCredential, takeKey } from '../dialects/keys.js';
+import type { Dialect, DialectInput, DialectRoute, DialectTools, Served } from '../dialects/types.js';
+import type { RerankRequest, WebSearchRequest } from '../api/validate.js';
+import type { ContentRequest } from '../gateway/content.js';
 import type { Principal } from '../state/keys.js';
-import { rerankOperation, webSearchOperation, type OperationContext } from './operations.js';
+import { contentOperation, rerankOperation, webSearchOperation, type Answered, type OperationContext } from './operations.js';
 import type { Services } from './services.js';
-import { authenticateRequest, jsonBody, type RequestState } from './middleware.js';
+import { namePrincipal, originOf, requestBody, type RequestState } from './middleware.js';
 
 export function createRouter(services: Services): Router {
-  const { config, validator, authenticator, search, rerank, metrics } = services;
+  const { config, search, rerank, metrics } = services;
   const router = new Router();
-  const body = jsonBody(config.server.maxBodyBytes);
+  const tools: DialectTools = {
+    validator: services.validator,
+    resolveRerankModel: (model) => rerank.resolveModel(model),
+    settings: {
+      maxRerankDocuments: config.rerank.maxDocuments,
+      tavilyRawContentMaxCharacters: config.dialects.tavily.rawContentMaxCharacters,
+      contentTimeBudgetMs: config.content.timeBudgetMs,
+    },
+  };
 
-  router.post('/v1/web-search', ...body, async (ctx: Context) => {
-    const request = validator.parseWebSearch(ctx.request.body);
-    const principal = await authenticateRequest(ctx, authenticator);
-    const { outcome, cacheStatus } = await webSearchOperation(services, request, httpContext(ctx, principal, config.server.requestTimeoutMs));
-    answered(ctx, cacheStatus, outcome.provider);
-    ctx.body = webSearchEnvelope((ctx.state as RequestState).logId, request.query, outcome, `${ctx.protocol}://${ctx.host}/v1/`);
-  });
-
-  router.post('/v1/rerank', ...body, async (ctx: Context) => {
-    const request = validator.parseRerank(ctx.request.body);
-    rerank.resolveModel(request.model);
-    const principal = await authenticateRequest(ctx, authenticator);
-    const { outcome, cacheStatus } = await rerankOperation(services, request, httpContext(ctx, principal, config.server.requestTimeoutMs));
-    answered(ctx, cacheStatus, outcome.provider);
-    ctx.body = rerankEnvelope((ctx.state as RequestState).logId, request, outcome);
-  });
+  for (const dialect of services.dialects) {
+    for (const route of dialect.routes) {
+      const body = route.methods.includes('POST') ? requestBody(config.server.maxBodyBytes, route.bodyTypes ?? ['json']) : [];
+      router.register(route.path, [...route.methods], [...body, (ctx: Context) => serve(ctx, services, tools, dialect, route)]);
+    }
+  }
 
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = services.openApi;
@@ -61,17 +65,72 @@ export function createRouter(services: Services): Router {
   return router;
 }
 
-const httpContext = (ctx: Context, principal: Principal, timeoutMs: number): OperationContext => ({
-  principal,
-  timeoutMs,
-  onCharged: (headers) => ctx.set(headers),
-});
-
-function answered(ctx: Context, cacheStatus: string, provider: string) {
+/** One request to one route of a dialect, from its key to its answer. */
+async function serve(ctx: Context, services: Services, tools: DialectTools, dialect: Dialect, route: DialectRoute) {
   const state = ctx.state as RequestState;
-  state.cacheStatus = cacheStatus;
-  state.provider = provider;
-  ctx.set('X-Cache', cacheStatus);
+  state.dialect = route.label ?? dialect.name;
+  const received = performance.now();
+  const parts = requestParts(ctx);
+  // A key in the body or the query string is taken out before the reader, the cache or a log sees it.
+  const credential = takeKey(parts, dialect.keys);
+  const { request, echo } = (route as ErasedRoute).read(parts, tools);
+  const principal = await authenticateCredential(services.authenticator, credential, dialect.keys, dialect.keyHint);
+  namePrincipal(ctx, principal);
+  const answer = await operate(services, route, request, {
+    principal,
+    timeoutMs: services.config.server.requestTimeoutMs,
+    // Set when charged, so that a failure after it carries them too.
+    onCharged: (headers) => ctx.set(dialect.rateLimitHeaders?.(headers, { perSecond: null, nowMs: services.now() }) ?? headers),
+  });
+  state.cacheStatus = answer.cacheStatus;
+  state.provider = answer.outcome.provider;
+  ctx.set('X-Cache', answer.cacheStatus);
+  ctx.body = (route as ErasedRoute).render({
+    request,
+    echo,
+    outcome: answer.outcome,
+    logId: state.logId,
+    units: answer.units,
+    elapsedMs: performance.now() - received,
+    origin: originOf(ctx),
+    nowMs: services.now(),
+  });
+}
+
+/** A route as the handler sees it: whatever its reader returns, its renderer takes. */
+interface ErasedRoute {
+  read(input: DialectInput, tools: DialectTools): { request: unknown; echo: unknown };
+  render(served: Served<unknown, { provider: string }, unknown>): unknown;
+}
+
+/** What a dialect reads of a request, and the path parameters a key may be in. */
+function requestParts(ctx: Context): DialectInput & { params: Record<string, string> } {
+  return {
+    method: ctx.method,
+    header: (name: string) => ctx.get(name) || undefined,
+    query: { ...ctx.query },
+    body: bodyObject(ctx.request.body),
+    params: (ctx as { params?: Record<string, string> }).params ?? {},
+  };
+}
+
+/** The route's operation: allowance → cache → provider chain (src/server/operations.ts). */
+function operate(services: Services, route: DialectRoute, request: unknown, context: OperationContext): Promise<Answered<{ provider: string }>> {
+  switch (route.operation) {
+    case 'search':
+      return webSearchOperation(services, request as WebSearchRequest, context);
+    case 'content':
+      return contentOperation(services, request as ContentRequest, context);
+    case 'rerank':
+      return rerankOperation(services, request as RerankRequest, context);
+  }
+}
+
+/** The body's fields; {} without a body. A JSON body that is not an object (an array) is no request. */
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('request body must be a JSON object');
+  return { ...(body as Record<string, unknown>) };
 }
 
 /**

@@ -4,10 +4,14 @@ import { RequestValidator, createAjv } from '../api/validate.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ContentFiller } from '../gateway/content.js';
 import { RerankGateway, type RerankOutcome } from '../gateway/rerank.js';
+import type { PageResult } from '../gateway/content.js';
 import { SearchGateway, type SearchOutcome } from '../gateway/search.js';
 import { HealthRegistry } from '../gateway/health.js';
 import { UpstreamCaller } from '../gateway/upstream.js';
-import { builtInProviderTypes, type ProviderType } from '../vendors/registry.js';
+import { builtInDialects, builtInProviderTypes, type ProviderType } from '../vendors/registry.js';
+import { langsearchDialect } from '../dialects/langsearch.js';
+import { ErrorScopes } from '../dialects/scopes.js';
+import type { Dialect, ErrorScope } from '../dialects/types.js';
 import type { ContentProvider, RerankProvider, SearchProvider } from '../providers/types.js';
 import { AccountService } from '../state/accounts.js';
 import { AccountLedger, type AllowanceLedger } from '../state/allowance.js';
@@ -21,6 +25,7 @@ export interface ServiceOptions {
   config: ResolvedConfig;
   logger: Logger;
   providerTypes?: Record<string, ProviderType>;
+  dialects?: readonly Dialect[];
   now?: () => number;
 }
 
@@ -37,7 +42,13 @@ export interface Services {
   rerank: RerankGateway;
   searchCache: ResponseCache<SearchOutcome>;
   rerankCache: ResponseCache<RerankOutcome>;
+  /** Pages of the content operation, one entry per page and cap. */
+  contentCache: ResponseCache<PageResult>;
   health: HealthRegistry;
+  /** searchgate's own API and every vendor's it answers. */
+  dialects: readonly Dialect[];
+  /** Whose error shape each path answers in; `others` are the scopes that are no dialect (MCP). */
+  errorScopes(others: readonly ErrorScope[]): ErrorScopes;
   openApi: object;
   now: () => number;
   draining: boolean;
@@ -46,7 +57,14 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export function createServices({ config, logger, providerTypes = builtInProviderTypes, now = Date.now }: ServiceOptions): Services {
+export function createServices({
+  config,
+  logger,
+  providerTypes = builtInProviderTypes,
+  dialects: vendorDialects = builtInDialects,
+  now = Date.now,
+}: ServiceOptions): Services {
+  const dialects = [langsearchDialect, ...vendorDialects];
   const metrics = createMetrics();
   const health = new HealthRegistry(config.health, now, (provider, operation, state) => {
     metrics.circuitTransitions.inc({ provider, operation, state });
@@ -71,7 +89,10 @@ export function createServices({ config, logger, providerTypes = builtInProvider
       chain.map((name) => provider<RerankProvider>(name, 'rerank')),
     ]),
   );
-  const rerank = new RerankGateway(rerankModels, config.rerank.defaultModel, upstream, logger);
+  const rerank = new RerankGateway(rerankModels, config.rerank.defaultModel, upstream, logger, {
+    configured: config.dialects.rerankAliases,
+    vendorNames: dialects.flatMap((dialect) => dialect.rerankModels ?? []),
+  });
   registerModelMetrics(metrics, () =>
     [...built.values()].flatMap((instance) => (instance as Partial<RerankProvider>).telemetry?.() ?? []),
   );
@@ -119,7 +140,10 @@ export function createServices({ config, logger, providerTypes = builtInProvider
     rerank,
     searchCache: new ResponseCache('search', config.cache, metrics),
     rerankCache: new ResponseCache('rerank', config.cache, metrics),
+    contentCache: new ResponseCache('content', config.cache, metrics),
     health,
+    dialects,
+    errorScopes: (others) => new ErrorScopes(dialects, others),
     openApi: openApiDocument(limits),
     now,
     draining: false,

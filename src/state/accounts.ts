@@ -19,7 +19,7 @@ import {
 } from './store.js';
 
 /** What a request is charged as; each kind has its own weight in allowance units. */
-export type Charge = 'web-search' | 'rerank';
+export type Charge = 'web-search' | 'rerank' | 'content';
 
 export interface AccountPolicy {
   defaults: { dailyAllowance: number; ratePerSecond: number; ratePerMinute: number };

@@ -11,6 +11,8 @@ export type { Charge } from './accounts.js';
 export interface AllowanceGrant {
   /** X-RateLimit-* for the response. */
   headers: Record<string, string>;
+  /** Units charged (0 when the operation's weight is 0). */
+  units: number;
   /** Gives the charge back when the request then fails on our side (5xx). */
   refund(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export class AccountLedger implements AllowanceLedger {
     this.metrics.allowanceUnits.inc({ operation: charge, outcome: 'charged' }, units);
     return {
       headers: rateLimitHeaders(usage),
+      units,
       refund: async () => {
         await refund();
         this.metrics.allowanceUnits.inc({ operation: charge, outcome: 'refunded' }, units);

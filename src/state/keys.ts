@@ -1,7 +1,8 @@
 /**
- * Bearer-key authentication (spec §5): account keys from the store, and the operator's keys from
- * config. Keys are held only as SHA-256 digests and compared in constant time; the presented key is
- * never logged.
+ * Key authentication (spec §5): account keys from the store, and the operator's keys from config.
+ * Keys are held only as SHA-256 digests and compared in constant time; the presented key is never
+ * logged. A key comes in a Bearer header on /v1, or wherever a vendor's clients put it on that
+ * vendor's dialect (src/dialects/keys.ts); both end in the same checks.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { unauthorized } from '../api/errors.js';
@@ -16,7 +17,10 @@ export interface Principal {
 }
 
 export interface Authenticator {
+  /** The key of an `Authorization: Bearer <key>` header, with the header's own syntax checks. */
   authenticate(authorizationHeader: string | undefined): Promise<Principal>;
+  /** A key that came in another place (a vendor's header, the query string, a body field, a path segment). */
+  authenticateKey(key: string): Promise<Principal>;
 }
 
 const PLACEHOLDER = 'YOUR_API_KEY';
@@ -28,7 +32,7 @@ const PLACEHOLDER = 'YOUR_API_KEY';
  */
 function bearerToken(header: string | undefined): string {
   if (header === undefined || header === '') {
-    throw unauthorized('missing Authorization header; send "Authorization: Bearer <API_KEY>"');
+    throw unauthorized('missing Authorization header; send "Authorization: Bearer <API_KEY>"', 'missing_key');
   }
   const scheme = /^\S+/.exec(header)?.[0] ?? '';
   if (scheme.toLowerCase() !== 'bearer') {
@@ -38,11 +42,20 @@ function bearerToken(header: string | undefined): string {
   if (!match) {
     throw unauthorized('malformed Authorization header: expected exactly one space after "Bearer" and no whitespace in the key');
   }
-  const token = match[1]!;
-  if (token === PLACEHOLDER || token === `<${PLACEHOLDER}>`) {
+  return refusePlaceholder(match[1]!);
+}
+
+function refusePlaceholder(key: string): string {
+  if (key === PLACEHOLDER || key === `<${PLACEHOLDER}>`) {
     throw unauthorized('the API key is still the placeholder YOUR_API_KEY; replace it with your key');
   }
-  return token;
+  return key;
+}
+
+/** A key from anywhere but the Authorization header: only the checks that do not concern that header's syntax. */
+function bareKey(key: string): string {
+  if (/\s/.test(key)) throw unauthorized('the API key contains whitespace; send it exactly as it was created');
+  return refusePlaceholder(key);
 }
 
 export class StaticKeyAuthenticator {
@@ -69,8 +82,15 @@ export class GatewayAuthenticator implements Authenticator {
     private readonly accounts: AccountService,
   ) {}
 
-  async authenticate(header: string | undefined): Promise<Principal> {
-    const token = bearerToken(header);
+  authenticate(header: string | undefined): Promise<Principal> {
+    return this.principalOf(bearerToken(header));
+  }
+
+  authenticateKey(key: string): Promise<Principal> {
+    return this.principalOf(bareKey(key));
+  }
+
+  private async principalOf(token: string): Promise<Principal> {
     const id = parseStoredKey(token);
     if (id === undefined) return this.operatorKeys.authenticate(token);
     const { account, key } = await this.accounts.authenticate(id, token);

@@ -27,7 +27,7 @@ export function openAccountState(config: GatewayConfig['accounts']): AccountStat
 export function accountPolicy(config: GatewayConfig['accounts']): AccountPolicy {
   return {
     defaults: config.defaults,
-    weights: { 'web-search': config.weights.webSearch, rerank: config.weights.rerank },
+    weights: { 'web-search': config.weights.webSearch, rerank: config.weights.rerank, content: config.weights.content },
     touchIntervalMs: config.touchIntervalSeconds * 1000,
   };
 }

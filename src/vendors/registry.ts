@@ -1,13 +1,15 @@
 /**
- * Provider types by the `type` key of a provider's config. Each type names the schema of its options
- * (checked at startup) and builds the operations it serves; README.md has the table. The embedded
- * default's types (`local`, `local-reranker`) live with the provider toolkit; every other vendor is
- * one folder here.
+ * Every vendor, in both directions. Provider types by the `type` key of a provider's config: each
+ * names the schema of its options (checked at startup) and builds the operations it serves. Dialects:
+ * the vendors' APIs as searchgate serves them to their clients. README.md has both tables. The
+ * embedded default's types (`local`, `local-reranker`) live with the provider toolkit; every other
+ * vendor is one folder here.
  */
 import { createLocalContent } from '../providers/local/content.js';
 import { createLocalRerank, localRerankerOptionsSchema } from '../providers/local/rerank.js';
 import { createLocalSearch, localOptionsSchema } from '../providers/local/search.js';
 import type { ProviderType } from '../providers/types.js';
+import type { Dialect } from '../dialects/types.js';
 import { braveProviderType } from './brave/search.js';
 import { cohereCompatibleProviderType } from './cohere/compatible.js';
 import { cohereProviderType } from './cohere/rerank.js';
@@ -57,3 +59,6 @@ export const builtInProviderTypes: Record<string, ProviderType> = {
   tei: teiProviderType,
   'cohere-compatible': cohereCompatibleProviderType,
 };
+
+/** The vendors' APIs searchgate answers, besides its own (src/dialects/langsearch.ts). */
+export const builtInDialects: readonly Dialect[] = [];

@@ -195,8 +195,9 @@ export const rerankBody = (documents = ['first document', 'second document', 'th
 
 /**
  * Reads an error response and holds it to the contract: the expected status, the ErrorBody schema,
- * exactly {code, log_id, message, msg} with code = status and message = msg, the same log_id as the
- * X-Log-Id header, and a gateway log line carrying that log_id. Returns the body.
+ * exactly {code, log_id, message, msg} with code = status and message = msg (plus, on the rerank
+ * routes, `detail` = message, which LangChain's JinaRerank reads), the same log_id as the X-Log-Id
+ * header, and a gateway log line carrying that log_id. Returns the body.
  */
 export async function expectErrorResponse(
   t: ExecutionContext,
@@ -207,9 +208,11 @@ export async function expectErrorResponse(
   const text = await response.text();
   t.is(response.status, status, `unexpected status; body: ${text}`);
   t.regex(response.headers.get('content-type') ?? '', /application\/json/);
-  const body = JSON.parse(text) as { code: string; log_id: string; message: string; msg: string };
+  const body = JSON.parse(text) as { code: string; log_id: string; message: string; msg: string; detail?: string };
   t.true(validators.error(body), JSON.stringify(validators.error.errors));
-  t.deepEqual(Object.keys(body).sort(), ['code', 'log_id', 'message', 'msg']);
+  const rerankRoute = new URL(response.url).pathname.endsWith('/rerank');
+  t.deepEqual(Object.keys(body).sort(), rerankRoute ? ['code', 'detail', 'log_id', 'message', 'msg'] : ['code', 'log_id', 'message', 'msg']);
+  if (rerankRoute) t.is(body.detail, body.message);
   t.is(body.code, String(status));
   t.is(typeof body.message, 'string');
   t.true(body.message.length > 0);

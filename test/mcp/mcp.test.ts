@@ -128,7 +128,7 @@ test.serial('validation errors come back as tool errors naming the problem, like
   t.is(await metricValue(gateway, 'searchgate_mcp_tool_calls_total', { tool: 'web_search', status: '400' }), 4);
 });
 
-test.serial('401 at the transport without a key, with a bad key and with a deleted one; GET is 405', async (t) => {
+test.serial('401 at the transport without a key, with a bad key and with a deleted one is a JSON-RPC error naming the resource metadata; GET is 405', async (t) => {
   const gateway = await setup(t);
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
   const post = (headers: Record<string, string>) =>
@@ -141,17 +141,30 @@ test.serial('401 at the transport without a key, with a bad key and with a delet
   const account = await accounts.store.createAccount({ name: 'mcp' }, Date.now());
   const { key, record } = await accounts.createKey(account.id, 'mcp');
   await accounts.store.deleteKey(record.id, Date.now());
-  for (const [headers, message] of [
-    [{}, /missing Authorization header/],
-    [{ authorization: 'Bearer sk-not-a-key-000' }, /^invalid API key$/],
-    [{ authorization: `Bearer ${key}` }, /has been deleted/],
+  const metadataUrl = `${gateway.url}/.well-known/oauth-protected-resource/mcp`;
+  for (const [headers, message, challenge] of [
+    [{}, /missing Authorization header/, `Bearer realm="searchgate", resource_metadata="${metadataUrl}"`],
+    [{ authorization: 'Bearer sk-not-a-key-000' }, /^invalid API key$/, `Bearer realm="searchgate", error="invalid_token", error_description="invalid API key", resource_metadata="${metadataUrl}"`],
+    [{ authorization: `Bearer ${key}` }, /has been deleted/, undefined],
   ] as const) {
     const response = await post(headers);
     t.is(response.status, 401);
-    t.is(response.headers.get('www-authenticate'), 'Bearer realm="searchgate"');
-    const body = (await response.json()) as { code: string; message: string };
-    t.is(body.code, '401');
-    t.regex(body.message, message);
+    const header = response.headers.get('www-authenticate')!;
+    if (challenge) t.is(header, challenge);
+    else t.regex(header, /^Bearer realm="searchgate", error="invalid_token", error_description="API key sg_[0-9a-f]{12}\.\.\. has been deleted; use another key of the account", resource_metadata="/);
+    const body = (await response.json()) as { jsonrpc: string; id: null; error: { code: number; message: string; data: { status: number; log_id: string } } };
+    t.is(body.jsonrpc, '2.0');
+    t.is(body.id, null);
+    t.is(body.error.code, -32001);
+    t.is(body.error.data.status, 401);
+    t.is(body.error.data.log_id, response.headers.get("x-log-id") ?? "");
+    t.regex(body.error.message, message);
+  }
+  // RFC 9728: the metadata names this resource and how to present a key, at both well-known places.
+  for (const url of [metadataUrl, `${gateway.url}/.well-known/oauth-protected-resource`]) {
+    const metadata = (await (await fetch(url)).json()) as Record<string, unknown>;
+    t.is(metadata.resource, `${gateway.url}/mcp`);
+    t.deepEqual(metadata.bearer_methods_supported, ['header']);
   }
   await t.throwsAsync(connect(t, gateway, 'sk-not-a-key-000'), { message: /401|invalid API key|Unauthorized/i }, 'the SDK client fails to connect');
   const ok = await post({ authorization: `Bearer ${TEST_KEY}` });

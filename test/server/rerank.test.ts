@@ -162,5 +162,5 @@ test('service-reranker-v1 is the alias of the default model, which config choose
   }
   t.deepEqual(upstream.requests.map((r) => r.body.model), ['bge-large', 'bge-large', 'bge-large', 'mini'], 'upstream gets the resolved id');
   const unknown = (await (await gateway.post('/v1/rerank', { model: 'other', query: 'q', documents: ['a'] })).json()) as any;
-  t.is(unknown.message, 'unknown model "other"; available: service-reranker-v1, bge-large, mini');
+  t.is(unknown.message, 'unknown model "other"; available: service-reranker-v1, bge-large, mini, or a Cohere, Jina or Voyage rerank model name');
 });

@@ -75,7 +75,7 @@ for (const withRedis of [true, false]) {
       },
     };
     const replicas = [await startReplica(t, config), await startReplica(t, config)];
-    const accounts = new AccountService(admin, new MemoryRateWindows(), { defaults: config.accounts.defaults, weights: { 'web-search': 1, rerank: 1 }, touchIntervalMs: 60_000 }, Date.now);
+    const accounts = new AccountService(admin, new MemoryRateWindows(), { defaults: config.accounts.defaults, weights: { 'web-search': 1, rerank: 1, content: 1 }, touchIntervalMs: 60_000 }, Date.now);
     const account = await admin.createAccount({ name: 'burst' }, Date.now());
     const { key, record } = await accounts.createKey(account.id, 'burst');
     const setNow = (ms: number) => Promise.all(replicas.map((replica) => replica.setNow(ms)));

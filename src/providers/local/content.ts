@@ -1,14 +1,16 @@
 /**
  * local content: page text for results of any upstream. A page already in the local index is
  * served from it; otherwise it is fetched with the SSRF-safe fetcher, extracted off the event loop,
- * and, when the deployment asks for it, added to the index.
+ * and, when the deployment asks for it, added to the index. A page that cannot be fetched (an error
+ * status, a refused address, too slow) is that page's failure, reported as such, never the
+ * provider's.
  */
 import { LRUCache } from 'lru-cache';
-import { fetchPolicy, safeFetch } from '../../local/fetch/index.js';
+import { FetchError, fetchPolicy, safeFetch } from '../../local/fetch/index.js';
 import { toIndexedPage } from '../../local/ingest/indexed-page.js';
 import { sharedExtractor, sharedIndex } from '../../local/shared.js';
 import type { LocalOptions } from './search.js';
-import type { ContentProvider, PageContent } from '../../providers/types.js';
+import type { ContentProvider, PageContent, PageFailure } from '../types.js';
 
 /** Extracted pages kept in memory, so a page shared by many answers is fetched once an hour at most. */
 const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -28,15 +30,21 @@ export function createLocalContent(name: string, options: LocalOptions): Content
   });
   return {
     name,
-    async fetchContent(url, { signal }): Promise<PageContent | null> {
+    async fetchContent(url, { signal }): Promise<PageContent | PageFailure | null> {
       const recent = recentPages.get(url);
       if (recent) return recent;
       const index = await sharedIndex(options.directory);
       const stored = await index.get(url);
       if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
 
-      const fetched = await safeFetch(url, policy, signal);
-      if (fetched.status !== 200) return null;
+      let fetched: Awaited<ReturnType<typeof safeFetch>>;
+      try {
+        fetched = await safeFetch(url, policy, signal);
+      } catch (error) {
+        if (error instanceof FetchError) return pageFailureOf(error);
+        throw error;
+      }
+      if (fetched.status !== 200) return { failure: 'not_found', httpStatus: fetched.status };
       const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
       const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
       if (!page) return null; // a challenge page or no text: never returned as text
@@ -47,4 +55,17 @@ export function createLocalContent(name: string, options: LocalOptions): Content
       return content;
     },
   };
+}
+
+function pageFailureOf(error: FetchError): PageFailure {
+  switch (error.kind) {
+    case 'refused':
+    case 'redirect_refused':
+      return { failure: 'blocked' };
+    case 'timeout':
+    case 'aborted':
+      return { failure: 'timeout' };
+    default:
+      return { failure: 'error' };
+  }
 }

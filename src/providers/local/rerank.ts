@@ -15,8 +15,8 @@ import { QueueFullError, type NeuralReranker } from '../../local/rerank/engine.j
 import { defaultModelCacheDirectory, DEFAULT_REVISION, expandHome, resolveModelSource } from '../../local/rerank/hub.js';
 import { ModelDirectoryError } from '../../local/rerank/model.js';
 import { acquireReranker, DEFAULT_RERANK_MODEL_DIRECTORY } from '../../local/shared.js';
-import { UpstreamError } from '../../providers/errors.js';
-import type { RerankCall, RerankProvider } from '../../providers/types.js';
+import { UpstreamError } from '../errors.js';
+import type { RerankCall, RerankProvider, RerankScores } from '../types.js';
 
 export interface LocalRerankerOptions {
   /** A prepared model directory (searchgate-model.json, model.onnx, tokenizer files), or a Hugging Face model id. */
@@ -108,11 +108,11 @@ export function createLocalRerank(name: string, options: LocalRerankerOptions): 
       if (!reranker) return null;
       return { provider: name, queuedDocuments: reranker.pendingDocuments, ...reranker.stats };
     },
-    async rerank(call: RerankCall): Promise<number[]> {
+    async rerank(call: RerankCall): Promise<RerankScores> {
       // Not installed is not an upstream hiccup: no retry or fallback will fix it, the operator must.
       if (!reranker) throw new ApiError(503, `the embedded reranker is not available: ${unavailable ?? 'the model is not loaded'}`);
       try {
-        return await reranker.score(call.query, call.documents, call.signal);
+        return { scores: await reranker.score(call.query, call.documents, call.signal) };
       } catch (error) {
         if (call.signal.aborted) throw error;
         if (error instanceof QueueFullError) throw new UpstreamError(name, 'rate_limited', error.message, 503, 1000);

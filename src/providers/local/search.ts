@@ -4,8 +4,8 @@
  */
 import { freshnessWindow } from '../../api/freshness.js';
 import { DEFAULT_INDEX_DIRECTORY, sharedIndex } from '../../local/shared.js';
-import { searchCapabilities } from '../../providers/shared.js';
-import type { SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
+import { searchCapabilities } from '../shared.js';
+import type { SearchCall, SearchPage, SearchProvider } from '../types.js';
 
 export interface LocalOptions {
   directory: string;

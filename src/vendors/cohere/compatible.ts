@@ -12,8 +12,7 @@
  */
 import type { Classify } from '../../providers/http.js';
 import { providerOptionsSchema } from '../../providers/shared.js';
-import { scoreScaleSchema, scoresFromList, type ScoreScale } from '../../providers/rerank.js';
-import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions } from '../../providers/rerank.js';
+import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions, type ScoreScale, scoreScaleSchema, scoresFromList } from '../../providers/rerank.js';
 import type { ProviderType, RerankProvider } from '../../providers/types.js';
 
 export interface CohereCompatibleOptions extends RerankHttpOptions {

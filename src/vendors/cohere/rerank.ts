@@ -11,8 +11,7 @@
  */
 import type { Classify } from '../../providers/http.js';
 import { providerOptionsSchema } from '../../providers/shared.js';
-import { scoresFromList } from '../../providers/rerank.js';
-import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions } from '../../providers/rerank.js';
+import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions, scoresFromList } from '../../providers/rerank.js';
 import type { ProviderType, RerankProvider } from '../../providers/types.js';
 
 export interface CohereOptions extends RerankHttpOptions {

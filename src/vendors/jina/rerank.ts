@@ -5,7 +5,7 @@
  * card's compute_score and the API's examples are all in (0, 1)), so the default scale keeps them
  * as they are; jina-reranker-v3 scores are similarities and are clamped at 0 on the same scale.
  */
-import { cohereShapedBody, httpReranker, scoresFromList } from '../../providers/rerank.js';
+import { cohereShapedBody, httpReranker, scoresFromList, usageTokens } from '../../providers/rerank.js';
 import { jinaClassify, jinaEnvelopeFailure, type JinaOptions } from './client.js';
 import type { RerankProvider } from '../../providers/types.js';
 
@@ -14,6 +14,7 @@ export function createJinaRerank(name: string, options: JinaOptions): RerankProv
     path: '/v1/rerank',
     body: (call) => cohereShapedBody(options.rerankModel, call, { return_documents: false }),
     scores: (reply, call) => scoresFromList(name, reply, ['results'], call.documents.length, options.scoreScale),
+    totalTokens: usageTokens,
     classify: jinaClassify,
     envelope: jinaEnvelopeFailure,
   });

@@ -4,8 +4,7 @@
  */
 import { searchgateEnvelopeFailure, type SearchgateCompatibleOptions } from './search.js';
 import { expectObject } from '../../providers/shared.js';
-import { scoresByIndex } from '../../providers/rerank.js';
-import { cohereShapedBody, httpReranker } from '../../providers/rerank.js';
+import { cohereShapedBody, httpReranker, scoresByIndex } from '../../providers/rerank.js';
 import type { RerankProvider } from '../../providers/types.js';
 
 export function createSearchgateCompatibleRerank(name: string, options: SearchgateCompatibleOptions): RerankProvider {

@@ -14,8 +14,7 @@
  */
 import type { Classify } from '../../providers/http.js';
 import { providerOptionsSchema } from '../../providers/shared.js';
-import { scoresByIndex } from '../../providers/rerank.js';
-import { httpReranker, maxDocumentsSchema, type RerankHttpOptions } from '../../providers/rerank.js';
+import { httpReranker, maxDocumentsSchema, type RerankHttpOptions, scoresByIndex } from '../../providers/rerank.js';
 import type { ProviderType, RerankProvider } from '../../providers/types.js';
 
 export interface TeiOptions extends RerankHttpOptions {

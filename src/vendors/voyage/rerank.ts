@@ -11,8 +11,7 @@
  */
 import type { Classify } from '../../providers/http.js';
 import { providerOptionsSchema } from '../../providers/shared.js';
-import { scoresFromList } from '../../providers/rerank.js';
-import { httpReranker, maxDocumentsSchema, type RerankHttpOptions } from '../../providers/rerank.js';
+import { httpReranker, maxDocumentsSchema, type RerankHttpOptions, scoresFromList, usageTokens } from '../../providers/rerank.js';
 import type { ProviderType, RerankProvider } from '../../providers/types.js';
 
 export interface VoyageOptions extends RerankHttpOptions {
@@ -39,6 +38,7 @@ export function createVoyageRerank(name: string, options: VoyageOptions): Rerank
       truncation: options.truncation,
     }),
     scores: (reply, call) => scoresFromList(name, reply, ['data'], call.documents.length, 'probability'),
+    totalTokens: usageTokens,
     classify: classifyVoyage,
   });
 }

@@ -236,7 +236,7 @@ test('the local-reranker provider resolves an hf: model through its cache and se
   await provider.start!(createLogger('info', (line) => logLines.push(line)));
   t.teardown(() => provider.close!());
   t.is(realHub.requests.length, before, 'the cached copy is used');
-  const [paris, bananas] = await provider.rerank({ model: 'x', query: QUERY, documents: [PARIS, BANANAS], signal: new AbortController().signal });
+  const { scores: [paris, bananas] } = await provider.rerank({ model: 'x', query: QUERY, documents: [PARIS, BANANAS], signal: new AbortController().signal });
   t.true(paris! > bananas!);
   t.true(
     logLines.some((line) => line.includes('no calibration') && line.includes('searchgate calibrate')),

@@ -1,0 +1,45 @@
+/**
+ * The rerank routes that speak Cohere's body (../shared/spec/dialects.md §4.1–4.2): LangSearch's
+ * /v1/rerank, Cohere v1 and v2 (/cohere/v1/rerank, /cohere/v2/rerank, /v2/rerank) and Jina
+ * (/jina/v1/rerank). One reader and one renderer serve them all; only the API version in `meta`,
+ * v2's required model and the metric label differ.
+ *
+ * Errors keep /v1's statuses and messages (their clients classify errors by status) and add
+ * `detail`, so that LangChain's JinaRerank, which reads `detail` whenever `results` is missing,
+ * raises a readable error instead of a KeyError.
+ */
+import { badRequest, errorBody } from '../api/errors.js';
+import { rerankEnvelope } from '../api/envelopes.js';
+import { rerankRoute, type DialectFailure, type DialectRoute, type ErrorReply } from './types.js';
+
+export function rerankFamilyErrors({ error, logId }: DialectFailure): ErrorReply {
+  return { status: error.status, body: { ...errorBody(error.status, logId, error.message), detail: error.message } };
+}
+
+/**
+ * One route of the family at `path`. `apiVersion` '2' requires a model, as Cohere v2 does; `label`
+ * names the dialect in metrics when it is not the dialect's own name.
+ */
+export function cohereShapedRerankRoute(path: string, apiVersion: '1' | '2', label?: string): DialectRoute {
+  return rerankRoute({
+    operation: 'rerank',
+    methods: ['POST'],
+    path,
+    ...(label ? { label } : {}),
+    read(input, tools) {
+      if (apiVersion === '2' && (input.body.model === undefined || input.body.model === null)) throw badRequest('model is required');
+      const request = tools.validator.parseRerank(input.body);
+      // Validation, before the key is looked at: a name that is no model is the client's error.
+      tools.resolveRerankModel(request.model);
+      return { request, echo: null };
+    },
+    render: ({ request, outcome, logId, units }) => rerankEnvelope(logId, request, outcome, { apiVersion, units }),
+    renderError: rerankFamilyErrors,
+    docs: {
+      summary:
+        apiVersion === '1'
+          ? 'Rerank: LangSearch, Cohere v1 and Jina bodies; scores in [0, 1], best first'
+          : 'Rerank, Cohere v2: model required; scores in [0, 1], best first',
+    },
+  });
+}

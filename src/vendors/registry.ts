@@ -10,6 +10,16 @@ import { createLocalRerank, localRerankerOptionsSchema } from '../providers/loca
 import { createLocalSearch, localOptionsSchema } from '../providers/local/search.js';
 import type { ProviderType } from '../providers/types.js';
 import type { Dialect } from '../dialects/types.js';
+import { bingDialect } from './bing/dialect.js';
+import { braveDialect } from './brave/dialect.js';
+import { cohereDialect } from './cohere/dialect.js';
+import { exaDialect } from './exa/dialect.js';
+import { googleDialect } from './google/dialect.js';
+import { jinaDialect } from './jina/dialect.js';
+import { searxngDialect } from './searxng/dialect.js';
+import { serperDialect } from './serper/dialect.js';
+import { tavilyDialect } from './tavily/dialect.js';
+import { voyageDialect } from './voyage/dialect.js';
 import { braveProviderType } from './brave/search.js';
 import { cohereCompatibleProviderType } from './cohere/compatible.js';
 import { cohereProviderType } from './cohere/rerank.js';
@@ -61,4 +71,15 @@ export const builtInProviderTypes: Record<string, ProviderType> = {
 };
 
 /** The vendors' APIs searchgate answers, besides its own (src/dialects/langsearch.ts). */
-export const builtInDialects: readonly Dialect[] = [];
+export const builtInDialects: readonly Dialect[] = [
+  cohereDialect,
+  jinaDialect,
+  voyageDialect,
+  tavilyDialect,
+  exaDialect,
+  braveDialect,
+  searxngDialect,
+  bingDialect,
+  serperDialect,
+  googleDialect,
+];

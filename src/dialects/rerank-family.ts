@@ -40,6 +40,8 @@ export function cohereShapedRerankRoute(path: string, apiVersion: '1' | '2', lab
         apiVersion === '1'
           ? 'Rerank: LangSearch, Cohere v1 and Jina bodies; scores in [0, 1], best first'
           : 'Rerank, Cohere v2: model required; scores in [0, 1], best first',
+      body: { $ref: '#/components/schemas/RerankRequest' },
+      response: { $ref: '#/components/schemas/RerankResponse' },
     },
   });
 }

@@ -1,5 +1,5 @@
 /** The composition root: builds every service a gateway instance needs from its config. */
-import { openApiDocument } from '../api/openapi.js';
+import { openApiDocument, type DialectDocs } from '../api/openapi.js';
 import { RequestValidator, createAjv } from '../api/validate.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ContentFiller } from '../gateway/content.js';
@@ -55,6 +55,24 @@ export interface Services {
   /** Loads what providers need before the first request (the local reranker's model). */
   start(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What the OpenAPI document says of each vendor dialect (/v1's own routes are described in full already). */
+function dialectDocs(dialects: readonly Dialect[]): DialectDocs[] {
+  return dialects
+    .filter((dialect) => dialect !== langsearchDialect)
+    .map((dialect) => ({
+      name: dialect.name,
+      keys: dialect.keys,
+      routes: dialect.routes.map((route) => ({
+        methods: route.methods,
+        path: route.path,
+        summary: route.docs?.summary ?? `${dialect.name}: ${route.operation}`,
+        ...(route.docs?.parameters ? { parameters: route.docs.parameters } : {}),
+        ...(route.docs?.body ? { body: route.docs.body } : {}),
+        ...(route.docs?.response ? { response: route.docs.response } : {}),
+      })),
+    }));
 }
 
 export function createServices({
@@ -144,7 +162,7 @@ export function createServices({
     health,
     dialects,
     errorScopes: (others) => new ErrorScopes(dialects, others),
-    openApi: openApiDocument(limits),
+    openApi: openApiDocument(limits, dialectDocs(dialects)),
     now,
     draining: false,
     async start() {

@@ -14,8 +14,12 @@ test('GET /v1/openapi.json serves a valid OpenAPI 3.1 document, version 1.0.0', 
   const validator = new Validator();
   const result = await validator.validate(document);
   t.true(result.valid, JSON.stringify(result.errors));
-  t.deepEqual(Object.keys(document.paths).sort(), ['/v1/rerank', '/v1/web-search']);
+  t.true(['/v1/rerank', '/v1/web-search'].every((path) => path in document.paths));
   t.is(document.components.securitySchemes.bearerAuth.scheme, 'bearer');
+  // The dialect routes are in it too, each with its vendor's key locations.
+  t.deepEqual(Object.keys(document.paths['/cohere/v2/rerank']), ['post']);
+  t.deepEqual(document.paths['/cohere/v2/rerank'].post.security, [{ bearerAuth: [] }]);
+  t.is(document.paths['/v2/rerank'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/RerankRequest');
   // The configured rerank limit shows in the published schema.
   t.is(document.components.schemas.RerankRequest.properties.documents.maxItems, 321);
 });

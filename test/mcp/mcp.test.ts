@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -64,7 +65,22 @@ test.serial('the SDK client lists both tools with descriptions and the API\'s in
   t.false(JSON.stringify(webSearch!.inputSchema).includes('$id'), 'no schema ids that some clients reject');
   t.deepEqual(rerank!.inputSchema.required, ['query', 'documents']);
   t.truthy(rerank!.outputSchema);
-  t.true(webSearch!.annotations?.readOnlyHint);
+  t.deepEqual(
+    tools.map(({ annotations }) => [annotations?.readOnlyHint, annotations?.openWorldHint]),
+    [
+      [true, true],
+      [true, false],
+    ],
+    'web_search reaches the open web, rerank only reads what it is given',
+  );
+  // Strict JSON Schema validators refuse array-valued `type` (ajv without allowUnionTypes, among others).
+  const strict = new Ajv2020({ strict: true, allowUnionTypes: false });
+  for (const tool of tools) {
+    for (const schema of [tool.inputSchema, tool.outputSchema]) {
+      t.false(JSON.stringify(schema).includes('"type":['), `${tool.name}: no array-valued type`);
+      t.notThrows(() => strict.compile(schema!), `${tool.name}: compiles in strict mode`);
+    }
+  }
 });
 
 test.serial('web_search on the local index answers what POST /v1/web-search answers, as structured content and as text', async (t) => {

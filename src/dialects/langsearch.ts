@@ -14,6 +14,8 @@ export const langsearchDialect: Dialect = {
   keys: [{ in: 'bearer' }],
   keyHint: 'send "Authorization: Bearer <API_KEY>"',
   renderError: specErrorReply,
+  // LangSearch's own model name, so that a LangSearch client's explicit model works unchanged.
+  rerankModels: ['langsearch-reranker-v1'],
   routes: [
     searchRoute({
       operation: 'search',

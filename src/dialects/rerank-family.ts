@@ -10,7 +10,21 @@
  */
 import { badRequest, errorBody } from '../api/errors.js';
 import { rerankEnvelope } from '../api/envelopes.js';
-import { rerankRoute, type DialectFailure, type DialectRoute, type ErrorReply } from './types.js';
+import type { RerankRequest } from '../api/validate.js';
+import { rerankRoute, type DialectFailure, type DialectRoute, type DialectTools, type ErrorReply } from './types.js';
+
+/**
+ * How every rerank dialect's reader ends (§3–4): the body in the family's field names (query,
+ * documents, model, top_n, return_documents), read by the gateway's one rerank validator (nulls as
+ * absent, rerank.maxDocuments, top_n above the document count meaning all) and its model resolved at
+ * once, so that a name that is no model is the client's 400 whatever its key (R4), and every
+ * vendor's model names work on every route (§4.4).
+ */
+export function readRerankRequest(body: Record<string, unknown>, tools: DialectTools): RerankRequest {
+  const request = tools.validator.parseRerank(body);
+  tools.resolveRerankModel(request.model);
+  return request;
+}
 
 export function rerankFamilyErrors({ error, logId }: DialectFailure): ErrorReply {
   return { status: error.status, body: { ...errorBody(error.status, logId, error.message), detail: error.message } };
@@ -28,10 +42,7 @@ export function cohereShapedRerankRoute(path: string, apiVersion: '1' | '2', lab
     ...(label ? { label } : {}),
     read(input, tools) {
       if (apiVersion === '2' && (input.body.model === undefined || input.body.model === null)) throw badRequest('model is required');
-      const request = tools.validator.parseRerank(input.body);
-      // Validation, before the key is looked at: a name that is no model is the client's error.
-      tools.resolveRerankModel(request.model);
-      return { request, echo: null };
+      return { request: readRerankRequest(input.body, tools), echo: null };
     },
     render: ({ request, outcome, logId, units }) => rerankEnvelope(logId, request, outcome, { apiVersion, units }),
     renderError: rerankFamilyErrors,

@@ -193,6 +193,9 @@ export const rerankBody = (documents = ['first document', 'second document', 'th
   documents,
 });
 
+/** The rerank family's paths (/v1/rerank, /v2/rerank, everything under /cohere and /jina) add `detail` to the body. */
+const carriesDetail = (path: string) => path === '/v1/rerank' || path === '/v2/rerank' || /^\/(cohere|jina)(\/|$)/.test(path);
+
 /**
  * Reads an error response and holds it to the contract: the expected status, the ErrorBody schema,
  * exactly {code, log_id, message, msg} with code = status and message = msg (plus, on the rerank
@@ -210,7 +213,7 @@ export async function expectErrorResponse(
   t.regex(response.headers.get('content-type') ?? '', /application\/json/);
   const body = JSON.parse(text) as { code: string; log_id: string; message: string; msg: string; detail?: string };
   t.true(validators.error(body), JSON.stringify(validators.error.errors));
-  const rerankRoute = new URL(response.url).pathname.endsWith('/rerank');
+  const rerankRoute = carriesDetail(new URL(response.url).pathname);
   t.deepEqual(Object.keys(body).sort(), rerankRoute ? ['code', 'detail', 'log_id', 'message', 'msg'] : ['code', 'log_id', 'message', 'msg']);
   if (rerankRoute) t.is(body.detail, body.message);
   t.is(body.code, String(status));

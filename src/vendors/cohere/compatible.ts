@@ -14,6 +14,10 @@ import type { Classify } from '../../providers/http.js';
 import { providerOptionsSchema } from '../../providers/shared.js';
 import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions, type ScoreScale, scoreScaleSchema, scoresFromList } from '../../providers/rerank.js';
 import type { ProviderType, RerankProvider } from '../../providers/types.js';
+import { COHERE_RERANK_RESULTS, COHERE_RERANK_V1_PATH, type CohereRerankV1Request } from './wire.js';
+
+/** The scores are all that is read: no document texts back. */
+const withoutDocuments: Partial<CohereRerankV1Request> = { return_documents: false };
 
 export interface CohereCompatibleOptions extends RerankHttpOptions {
   /** The server's root, e.g. http://vllm:8000. */
@@ -36,8 +40,8 @@ const classifyCohereCompatible: Classify = (status, rawBody) =>
 export function createCohereCompatibleRerank(name: string, options: CohereCompatibleOptions): RerankProvider {
   return httpReranker(name, options, {
     path: options.path,
-    body: (call) => cohereShapedBody(options.model ?? call.model, call, { return_documents: false }),
-    scores: (reply, call) => scoresFromList(name, reply, ['results', 'data'], call.documents.length, options.scoreScale),
+    body: (call) => cohereShapedBody(options.model ?? call.model, call, withoutDocuments),
+    scores: (reply, call) => scoresFromList(name, reply, [COHERE_RERANK_RESULTS, 'data'], call.documents.length, options.scoreScale),
     classify: classifyCohereCompatible,
   });
 }
@@ -46,7 +50,7 @@ export const cohereCompatibleProviderType: ProviderType = {
   optionsSchema: providerOptionsSchema('cohere-compatible', {
     apiKey: 'optional',
     properties: {
-      path: { type: 'string', pattern: '^/', default: '/v1/rerank' },
+      path: { type: 'string', pattern: '^/', default: COHERE_RERANK_V1_PATH },
       model: { type: 'string', minLength: 1 },
       scoreScale: { ...scoreScaleSchema, default: 'probability' },
       maxDocuments: maxDocumentsSchema(1000),

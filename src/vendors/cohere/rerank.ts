@@ -13,6 +13,7 @@ import type { Classify } from '../../providers/http.js';
 import { providerOptionsSchema } from '../../providers/shared.js';
 import { cohereShapedBody, httpReranker, maxDocumentsSchema, type RerankHttpOptions, scoresFromList } from '../../providers/rerank.js';
 import type { ProviderType, RerankProvider } from '../../providers/types.js';
+import { COHERE_RERANK_RESULTS, COHERE_RERANK_V2_PATH, type CohereRerankV2Request } from './wire.js';
 
 export interface CohereOptions extends RerankHttpOptions {
   baseUrl: string;
@@ -33,9 +34,12 @@ const classifyCohere: Classify = (status, rawBody) => {
 
 export function createCohereRerank(name: string, options: CohereOptions): RerankProvider {
   return httpReranker(name, options, {
-    path: '/v2/rerank',
-    body: (call) => cohereShapedBody(options.model, call, options.maxTokensPerDoc ? { max_tokens_per_doc: options.maxTokensPerDoc } : {}),
-    scores: (reply, call) => scoresFromList(name, reply, ['results'], call.documents.length, 'probability'),
+    path: COHERE_RERANK_V2_PATH,
+    body: (call) => {
+      const extra: Partial<CohereRerankV2Request> = options.maxTokensPerDoc ? { max_tokens_per_doc: options.maxTokensPerDoc } : {};
+      return cohereShapedBody(options.model, call, extra);
+    },
+    scores: (reply, call) => scoresFromList(name, reply, [COHERE_RERANK_RESULTS], call.documents.length, 'probability'),
     classify: classifyCohere,
   });
 }

@@ -8,12 +8,16 @@
 import { cohereShapedBody, httpReranker, scoresFromList, usageTokens } from '../../providers/rerank.js';
 import { jinaClassify, jinaEnvelopeFailure, type JinaOptions } from './client.js';
 import type { RerankProvider } from '../../providers/types.js';
+import { JINA_RERANK_PATH, JINA_RERANK_RESULTS, type JinaRerankRequest } from './wire.js';
+
+/** Jina returns each document by default; the scores are all that is read. */
+const withoutDocuments: Partial<JinaRerankRequest> = { return_documents: false };
 
 export function createJinaRerank(name: string, options: JinaOptions): RerankProvider {
   return httpReranker(name, { ...options, baseUrl: options.rerankBaseUrl }, {
-    path: '/v1/rerank',
-    body: (call) => cohereShapedBody(options.rerankModel, call, { return_documents: false }),
-    scores: (reply, call) => scoresFromList(name, reply, ['results'], call.documents.length, options.scoreScale),
+    path: JINA_RERANK_PATH,
+    body: (call) => cohereShapedBody(options.rerankModel, call, withoutDocuments),
+    scores: (reply, call) => scoresFromList(name, reply, [JINA_RERANK_RESULTS], call.documents.length, options.scoreScale),
     totalTokens: usageTokens,
     classify: jinaClassify,
     envelope: jinaEnvelopeFailure,

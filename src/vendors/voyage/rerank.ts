@@ -13,11 +13,12 @@ import type { Classify } from '../../providers/http.js';
 import { providerOptionsSchema } from '../../providers/shared.js';
 import { httpReranker, maxDocumentsSchema, type RerankHttpOptions, scoresFromList, usageTokens } from '../../providers/rerank.js';
 import type { ProviderType, RerankProvider } from '../../providers/types.js';
+import { VOYAGE_MAX_DOCUMENTS, VOYAGE_RERANK_PATH, VOYAGE_RERANK_RESULTS, type VoyageRerankRequest } from './wire.js';
 
 export interface VoyageOptions extends RerankHttpOptions {
   baseUrl: string;
   apiKey: string;
-  /** rerank-2.5 (default), rerank-2.5-lite, rerank-2, rerank-2-lite. */
+  /** rerank-2.5 (default), rerank-2.5-lite, rerank-2, rerank-2-lite (wire.ts lists Voyage's names). */
   model: string;
   /** Let Voyage truncate query and documents to the model's context instead of answering 400. */
   truncation: boolean;
@@ -28,8 +29,8 @@ const classifyVoyage: Classify = (status, rawBody) =>
 
 export function createVoyageRerank(name: string, options: VoyageOptions): RerankProvider {
   return httpReranker(name, options, {
-    path: '/v1/rerank',
-    body: (call) => ({
+    path: VOYAGE_RERANK_PATH,
+    body: (call): VoyageRerankRequest => ({
       query: call.query,
       documents: call.documents,
       model: options.model,
@@ -37,7 +38,7 @@ export function createVoyageRerank(name: string, options: VoyageOptions): Rerank
       return_documents: false,
       truncation: options.truncation,
     }),
-    scores: (reply, call) => scoresFromList(name, reply, ['data'], call.documents.length, 'probability'),
+    scores: (reply, call) => scoresFromList(name, reply, [VOYAGE_RERANK_RESULTS], call.documents.length, 'probability'),
     totalTokens: usageTokens,
     classify: classifyVoyage,
   });
@@ -50,7 +51,7 @@ export const voyageProviderType: ProviderType = {
     properties: {
       model: { type: 'string', minLength: 1, default: 'rerank-2.5' },
       truncation: { type: 'boolean', default: true },
-      maxDocuments: maxDocumentsSchema(1000, 1000),
+      maxDocuments: maxDocumentsSchema(VOYAGE_MAX_DOCUMENTS, VOYAGE_MAX_DOCUMENTS),
     },
   }),
   rerank: createVoyageRerank,

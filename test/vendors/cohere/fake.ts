@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { reply } from '../../helpers/faults.js';
 import { sendJson } from '../../helpers/gateway.js';
 import { startRerankFake, type RerankFake } from '../../helpers/vendor-fake.js';
+import { COHERE_RERANK_V2_PATH, type CohereRerankResponse } from '../../../src/vendors/cohere/wire.js';
 
 // ---- the shared kit ---------------------------------------------------------------------------
 
@@ -81,7 +82,7 @@ export function cohereScore(query: string, document: string): number {
 
 export function startCohereFake(apiKey = VENDOR_KEY): Promise<RerankFake> {
   return startRerankFake({
-    paths: ['/v2/rerank'],
+    paths: [COHERE_RERANK_V2_PATH],
     notFound: reply(404, { message: '404 page not found' }),
     refuse: ({ headers }) => {
       if (!headers.authorization) return reply(401, { message: 'no api key supplied' });
@@ -98,7 +99,8 @@ export function startCohereFake(apiKey = VENDOR_KEY): Promise<RerankFake> {
         .map((document, index) => ({ index, relevance_score: cohereScore(body.query, document) }))
         .sort((a, b) => b.relevance_score - a.relevance_score)
         .slice(0, typeof body.top_n === 'number' ? body.top_n : documents.length);
-      sendJson(res, 200, { id: randomUUID(), results, meta: COHERE_EXAMPLE.reply.meta });
+      const answer: CohereRerankResponse = { id: randomUUID(), results, meta: COHERE_EXAMPLE.reply.meta };
+      sendJson(res, 200, answer);
     },
   });
 }

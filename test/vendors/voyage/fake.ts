@@ -18,6 +18,7 @@ import { reply } from '../../helpers/faults.js';
 import { sendJson } from '../../helpers/gateway.js';
 import { VENDOR_KEY, fakeProbability } from '../cohere/fake.js';
 import { startRerankFake, type RerankFake } from '../../helpers/vendor-fake.js';
+import { VOYAGE_MAX_DOCUMENTS, VOYAGE_RERANK_PATH, type VoyageRerankResponse } from '../../../src/vendors/voyage/wire.js';
 
 export const VOYAGE_EXAMPLE = {
   query: "When is Apple's conference call scheduled?",
@@ -60,7 +61,7 @@ export function voyageScore(query: string, document: string): number {
 
 export function startVoyageFake(apiKey = VENDOR_KEY): Promise<RerankFake> {
   return startRerankFake({
-    paths: ['/v1/rerank'],
+    paths: [VOYAGE_RERANK_PATH],
     notFound: reply(404, { detail: 'Not Found' }),
     refuse: ({ headers }) => (headers.authorization === `Bearer ${apiKey}` ? undefined : voyageErrors.invalidKey),
     answer: ({ body }, res) => {
@@ -68,7 +69,7 @@ export function startVoyageFake(apiKey = VENDOR_KEY): Promise<RerankFake> {
       if (typeof body?.query !== 'string' || !Array.isArray(documents) || typeof body.model !== 'string') {
         return sendJson(res, 400, { detail: 'Request body is invalid: query, documents and model are required.' });
       }
-      if (documents.length > 1000) return sendJson(res, 400, { detail: 'The number of documents cannot exceed 1000.' });
+      if (documents.length > VOYAGE_MAX_DOCUMENTS) return sendJson(res, 400, { detail: 'The number of documents cannot exceed 1000.' });
       const data = documents
         .map((document, index) => ({
           index,
@@ -78,7 +79,8 @@ export function startVoyageFake(apiKey = VENDOR_KEY): Promise<RerankFake> {
         .sort((a, b) => b.relevance_score - a.relevance_score)
         .slice(0, typeof body.top_k === 'number' ? body.top_k : documents.length);
       const tokens = documents.reduce((sum, document) => sum + document.split(/\s+/).length, 0);
-      sendJson(res, 200, { object: 'list', data, model: body.model, usage: { total_tokens: tokens } });
+      const answer: VoyageRerankResponse = { object: 'list', data, model: body.model, usage: { total_tokens: tokens } };
+      sendJson(res, 200, answer);
     },
   });
 }

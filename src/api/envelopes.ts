@@ -1,21 +1,24 @@
 /** The success bodies of both operations, built fresh for every response (cached replays included). */
 import type { GatewayResult, SearchOutcome } from '../gateway/search.js';
 import type { RerankOutcome } from '../gateway/rerank.js';
-import type { RerankRequest } from './validate.js';
+import type { RerankRequest, WebSearchRequest } from './validate.js';
 
-export function webSearchEnvelope(logId: string, query: string, outcome: SearchOutcome, idBase: string) {
+export function webSearchEnvelope(logId: string, request: WebSearchRequest, outcome: SearchOutcome, idBase: string) {
+  // Spec §2.2: in text mode a result has text instead of a snippet (the gateway keeps an upstream's
+  // snippet beside the text for the vendor dialects, which show both).
+  const results = request.text ? outcome.results.map(({ snippet: _snippet, ...result }) => result) : outcome.results;
   return {
     code: 200,
     log_id: logId,
     msg: null,
     data: {
       _type: 'SearchResponse',
-      queryContext: { originalQuery: query },
+      queryContext: { originalQuery: request.query },
       webPages: {
         webSearchUrl: null,
         totalEstimatedMatches: outcome.totalEstimatedMatches,
         someResultsRemoved: outcome.someResultsRemoved,
-        value: outcome.results.map((result: GatewayResult, position) => ({ id: `${idBase}#WebPages.${position}`, ...result })),
+        value: results.map((result: GatewayResult, position) => ({ id: `${idBase}#WebPages.${position}`, ...result })),
       },
     },
   };

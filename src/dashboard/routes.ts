@@ -90,9 +90,9 @@ export function createDashboardRouter(services: Services): Router {
 }
 
 async function throttleSignIn(services: Services, login: string) {
-  const refused = await services.accounts.windows.hit(`login:${login.toLowerCase()}`, SIGN_IN_LIMITS, services.now());
-  if (!refused) return;
-  const retrySeconds = retryAfterSeconds(refused.retryAfterMs);
+  const { refusal } = await services.accounts.windows.hit(`login:${login.toLowerCase()}`, SIGN_IN_LIMITS, services.now());
+  if (!refusal) return;
+  const retrySeconds = retryAfterSeconds(refusal.retryAfterMs);
   throw new ApiError(429, `too many sign-in attempts for this login; retry in ${retrySeconds} s`, { 'Retry-After': String(retrySeconds) });
 }
 

@@ -4,7 +4,6 @@
  * plus whatever else the vendor's body carries (Exa's tag). One function then gives any dialect the
  * status, the message (R11: the vendor's sentence, then searchgate's reason) and the reason phrase.
  */
-import { STATUS_CODES } from 'node:http';
 import type { ErrorKind } from '../api/errors.js';
 import { reasonPhrase, vendorMessage } from './errors.js';
 import type { DialectFailure } from './types.js';
@@ -22,7 +21,7 @@ export interface TabledFailure<Row> {
   row: Row;
   status: number;
   message: string;
-  /** The HTTP reason phrase: the standard one, then the message. */
+  /** The HTTP reason phrase: the standard one, then searchgate's reason. */
   reason: string;
 }
 
@@ -31,5 +30,5 @@ export function tabledFailure<Table extends ErrorTable>(table: Table, { error, k
   const row = table[kind];
   const status = row?.status ?? error.status;
   const message = vendorMessage(row?.canonical, error);
-  return { row, status, message, reason: reasonPhrase(status, STATUS_CODES[status], message) };
+  return { row, status, message, reason: reasonPhrase(status, error.message) };
 }

@@ -4,6 +4,7 @@
  * canonical sentence, then searchgate's own reason), the reason phrase for clients that show only
  * the status line, and the routes a 404 names.
  */
+import { STATUS_CODES } from 'node:http';
 import { errorBody, type ApiError } from '../api/errors.js';
 import type { Dialect, DialectFailure, ErrorReply, ErrorScope } from './types.js';
 
@@ -12,12 +13,14 @@ export const vendorMessage = (canonical: string | undefined, error: ApiError): s
   canonical ? `${canonical} (searchgate: ${error.message})` : error.message;
 
 /**
- * A reason phrase for the status line (`401 Unauthorized - this key was deleted`): LangChain's
- * Tavily, Bing and Serper wrappers surface only requests' HTTPError, whose text is the status line.
- * Printable ASCII, at most 80 characters, so that any HTTP stack accepts it.
+ * A reason phrase for the status line (`401 Unauthorized - API key sg_… has been deleted`):
+ * LangChain's Tavily, Bing and Serper wrappers surface only requests' HTTPError, whose text is the
+ * status line. searchgate's own reason is the part worth reading there (the vendor's canonical
+ * sentence, in the body, says little more than the status). Printable ASCII, at most 80 characters,
+ * so that any HTTP stack accepts it.
  */
-export function reasonPhrase(status: number, standard: string | undefined, message: string): string {
-  const text = `${standard ?? 'Error'} - ${message}`.replace(/[^\x20-\x7e]+/g, ' ').replace(/\s+/g, ' ').trim();
+export function reasonPhrase(status: number, reason: string): string {
+  const text = `${STATUS_CODES[status] ?? 'Error'} - ${reason}`.replace(/[^\x20-\x7e]+/g, ' ').replace(/\s+/g, ' ').trim();
   return text.slice(0, 80).trimEnd();
 }
 

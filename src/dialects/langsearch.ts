@@ -22,7 +22,7 @@ export const langsearchDialect: Dialect = {
       methods: ['POST'],
       path: '/v1/web-search',
       read: (input, tools) => ({ request: tools.validator.parseWebSearch(input.body), echo: null }),
-      render: ({ request, outcome, logId, origin }) => webSearchEnvelope(logId, request.query, outcome, `${origin}/v1/`),
+      render: ({ request, outcome, logId, origin }) => webSearchEnvelope(logId, request, outcome, `${origin}/v1/`),
       docs: { summary: 'Web search with snippets or full page text' },
     }),
     cohereShapedRerankRoute('/v1/rerank', '1'),

@@ -25,6 +25,13 @@ export interface ParameterSchema {
   properties: Readonly<Record<string, PropertySchema & Record<string, unknown>>>;
 }
 
+/** The schema of a parameter a dialect accepts so that clients sending it work, and then ignores. */
+export const IGNORED_PARAMETER = { description: 'Accepted and ignored.' } as const;
+
+/** Schemas for parameters accepted and ignored, by name, to spread into a schema's properties. */
+export const ignoredParameters = (...names: string[]): Record<string, typeof IGNORED_PARAMETER> =>
+  Object.fromEntries(names.map((name) => [name, IGNORED_PARAMETER]));
+
 const ajv = createAjv();
 const compiled = new WeakMap<object, ValidateFunction>();
 

@@ -41,7 +41,7 @@ export function cohereShapedRerankRoute(path: string, apiVersion: '1' | '2', lab
     path,
     ...(label ? { label } : {}),
     read(input, tools) {
-      if (apiVersion === '2' && (input.body.model === undefined || input.body.model === null)) throw badRequest('model is required');
+      if (apiVersion === '2' && (input.body.model === undefined || input.body.model === null)) throw badRequest('invalid request: model is required');
       return { request: readRerankRequest(input.body, tools), echo: null };
     },
     render: ({ request, outcome, logId, units }) => rerankEnvelope(logId, request, outcome, { apiVersion, units }),

@@ -15,6 +15,12 @@ export interface PathScope {
 
 const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
+/**
+ * The router matches paths case-insensitively, so scopes do too: /SEARXNG/<key>/search is served,
+ * and must be redacted and answered in SearXNG's shape like /searxng/<key>/search.
+ */
+const folded = (path: string) => path.toLowerCase();
+
 export class ErrorScopes {
   private readonly exact = new Map<string, PathScope>();
   private readonly prefixed: Array<{ prefix: string; scope: PathScope }> = [];
@@ -25,18 +31,19 @@ export class ErrorScopes {
       for (const route of dialect.routes) {
         // Paths with parameters sit under their dialect's prefix; the root routes are matched exactly.
         if (!route.path.includes(':')) {
-          this.exact.set(route.path, { scope: dialect, dialect, renderError: route.renderError ?? dialect.renderError });
+          this.exact.set(folded(route.path), { scope: dialect, dialect, renderError: route.renderError ?? dialect.renderError });
         }
       }
-      for (const prefix of dialect.prefixes) this.prefixed.push({ prefix, scope: { scope: dialect, dialect, renderError: dialect.renderError } });
+      for (const prefix of dialect.prefixes) this.prefixed.push({ prefix: folded(prefix), scope: { scope: dialect, dialect, renderError: dialect.renderError } });
     }
     for (const scope of others) {
-      for (const prefix of scope.prefixes) this.prefixed.push({ prefix, scope: { scope, dialect: undefined, renderError: scope.renderError } });
+      for (const prefix of scope.prefixes) this.prefixed.push({ prefix: folded(prefix), scope: { scope, dialect: undefined, renderError: scope.renderError } });
     }
     this.prefixed.sort((a, b) => b.prefix.length - a.prefix.length);
   }
 
   of(path: string): PathScope {
-    return this.exact.get(path) ?? this.prefixed.find(({ prefix }) => underPrefix(path, prefix))?.scope ?? this.fallback;
+    const key = folded(path);
+    return this.exact.get(key) ?? this.prefixed.find(({ prefix }) => underPrefix(key, prefix))?.scope ?? this.fallback;
   }
 }

@@ -5,7 +5,7 @@
  * and a snippet that are never null, ISO dates.
  */
 import { badRequest, type InvalidParameter } from '../api/errors.js';
-import { freshnessProblem, parseFreshness, type Freshness, type FreshnessPreset } from '../api/freshness.js';
+import { freshnessProblem, parseFreshness, utcDayStart, type Freshness, type FreshnessPreset } from '../api/freshness.js';
 import { normalizeDomain } from '../api/validate.js';
 import type { GatewayResult, SearchOutcome } from '../gateway/search.js';
 import { leadingSentences } from '../gateway/text.js';
@@ -52,10 +52,14 @@ export function siteOperators(raw: string): SiteFilters {
 const domains = (list: readonly string[]) => [...new Set(list.map(normalizeDomain).filter(Boolean))];
 
 /** The query after R8, refused when nothing but operators was in it. */
-export function queryAndSites(raw: string, parameter: string, { operators = true }: { operators?: boolean } = {}): SiteFilters {
+export function queryAndSites(
+  raw: string,
+  parameter: string,
+  { operators = true, location = 'query' }: { operators?: boolean; location?: InvalidParameter['location'] } = {},
+): SiteFilters {
   const filters = operators ? siteOperators(raw) : { query: raw.trim(), includeDomains: [], excludeDomains: [] };
   if (filters.query === '') {
-    throw badRequest(`${parameter} must contain search terms, not only site: operators`, { parameter, location: 'query', problem: 'invalid', value: raw });
+    throw badRequest(`${parameter} must contain search terms, not only site: operators`, { parameter, location, problem: 'invalid', value: raw });
   }
   return filters;
 }
@@ -94,7 +98,10 @@ export function lastPeriods(count: number, period: Period, nowMs: number): Fresh
 export function dateRange(start: string | undefined, end: string | undefined, nowMs: number, parameter: Omit<InvalidParameter, 'problem'>): Freshness {
   const day = (value: string | undefined, fallback: string) => {
     if (value === undefined || value === '') return fallback;
-    const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
+    // A calendar day must exist (2024-02-30 does not), in a date or a date-time alike: Date.parse would
+    // roll it into March.
+    const calendarDay = /^\d{4}-\d{2}-\d{2}/.exec(value)?.[0];
+    const ms = calendarDay !== undefined && utcDayStart(calendarDay) === null ? Number.NaN : /^\d{4}-\d{2}-\d{2}$/.test(value) ? utcDayStart(value)! : Date.parse(value);
     if (Number.isNaN(ms)) throw badRequest(`${parameter.parameter}: ${value} is not a valid date`, { ...parameter, problem: 'invalid', value });
     return isoDay(ms);
   };

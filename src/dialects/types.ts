@@ -14,6 +14,7 @@ import type { RequestValidator, RerankRequest, WebSearchRequest } from '../api/v
 import type { ContentOutcome, ContentRequest } from '../gateway/content.js';
 import type { RerankOutcome, ResolvedModel } from '../gateway/rerank.js';
 import type { SearchOutcome } from '../gateway/search.js';
+import type { RateWindowState } from '../state/store.js';
 
 /** Where a vendor's clients send the key; a dialect lists them in the order they are tried. */
 export type KeyLocation =
@@ -36,6 +37,8 @@ export interface DialectInput {
 /** What a reader may consult besides the request: the gateway's validator and settings. */
 export interface DialectTools {
   validator: RequestValidator;
+  /** The gateway's clock (epoch ms), for relative dates ("the last 7 days"). */
+  now(): number;
   resolveRerankModel(model: string): ResolvedModel;
   settings: DialectSettings;
 }
@@ -136,14 +139,14 @@ export interface Dialect extends ErrorScope {
   /** Tells a client without a key where to put one, for the missing-key message. */
   keyHint: string;
   routes: readonly DialectRoute[];
-  /** Rewrites the X-RateLimit-* headers of an account's answers into the vendor's own format (Brave's two windows). */
-  rateLimitHeaders?(standard: Readonly<Record<string, string>>, grant: RateWindowState): Record<string, string>;
+  /**
+   * Rewrites the X-RateLimit-* headers of an account's answers into the vendor's own format (Brave's
+   * two windows), given the short-term window the request left the account in.
+   */
+  rateLimitHeaders?(standard: Readonly<Record<string, string>>, windows: RateWindowState): Record<string, string>;
   /** The vendor's rerank model names, accepted on every rerank route as aliases of the default model. */
   rerankModels?: readonly string[];
 }
 
 /** The short-term window an account is in, for vendors whose headers report it. */
-export interface RateWindowState {
-  perSecond: { limit: number; remaining: number } | null;
-  nowMs: number;
-}
+export type { RateWindowState } from '../state/store.js';

@@ -81,6 +81,8 @@ export class SearchGateway {
   ) {}
 
   search(request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
+    // A dialect may ask for no results (Tavily's max_results 0): nothing to ask any upstream.
+    if (request.count === 0) return Promise.resolve({ provider: 'none', results: [], scores: null, totalEstimatedMatches: null, someResultsRemoved: false });
     if (this.tuning.mode === 'fusion') return this.fuse(request, deadline);
     return this.upstream.firstThatAnswers(this.chain, 'search', deadline, (provider) => this.searchWith(provider, request, deadline));
   }
@@ -295,6 +297,8 @@ function shapeResult(result: ProviderSearchResult, request: WebSearchRequest): G
   };
   if (request.text) {
     if (result.text) shaped.text = truncateCodePoints(result.text, request.text.maxCharacters);
+    // Kept for the dialects that show a snippet beside the text (Tavily's content, Exa's highlights); /v1 drops it.
+    if (result.snippet) shaped.snippet = result.snippet;
   } else {
     const snippet = result.snippet ?? (result.text ? leadingSentences(result.text, SNIPPET_FROM_TEXT_CODE_POINTS) : null);
     shaped.snippet = snippet ?? '';

@@ -155,7 +155,7 @@ async function callTool(services: Services, ctx: Context, principal: Principal, 
       const request = services.validator.parseWebSearch(args);
       const { outcome: search, cacheStatus } = await webSearchOperation(services, request, context);
       outcome = { status: 200, cache: cacheStatus, provider: search.provider };
-      const { data } = webSearchEnvelope(logId, request.query, search, `${ctx.protocol}://${ctx.host}/v1/`);
+      const { data } = webSearchEnvelope(logId, request, search, `${ctx.protocol}://${ctx.host}/v1/`);
       const structured = {
         query: request.query,
         results: data.webPages.value,

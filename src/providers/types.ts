@@ -132,3 +132,10 @@ export interface ProviderType {
   content?: (name: string, options: any) => ContentProvider;
   rerank?: (name: string, options: any) => RerankProvider;
 }
+
+/**
+ * A vendor's reply as it arrives, typed by the vendor's wire format (src/vendors/<vendor>/wire.ts)
+ * so that a provider names its fields as the dialect does, but with every value still to be checked:
+ * an upstream's JSON is never trusted to match its documentation.
+ */
+export type Unchecked<Shape> = { readonly [Field in keyof Shape]?: unknown };

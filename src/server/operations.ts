@@ -14,13 +14,17 @@ import type { RerankOutcome } from '../gateway/rerank.js';
 import type { SearchOutcome } from '../gateway/search.js';
 import type { AllowanceGrant, Charge } from '../state/allowance.js';
 import type { Principal } from '../state/keys.js';
+import type { RateWindowState } from '../state/store.js';
 import type { Services } from './services.js';
 
 export interface OperationContext {
   principal: Principal;
   timeoutMs: number;
-  /** Receives the X-RateLimit-* headers once the request is charged, so that a failure carries them too. */
-  onCharged(headers: Record<string, string>): void;
+  /**
+   * Receives the X-RateLimit-* headers once the request is charged, so that a failure carries them
+   * too, and the short-term window the account is in (for vendors whose headers report it: Brave).
+   */
+  onCharged(headers: Record<string, string>, windows: RateWindowState): void;
 }
 
 export interface Answered<T> {
@@ -108,7 +112,7 @@ async function charged<T>(
   work: (deadline: Deadline) => Promise<{ value: T; status: string }>,
 ): Promise<Answered<T>> {
   const grant = await services.ledger.consume(context.principal, charge);
-  if (grant) context.onCharged(grant.headers);
+  if (grant) context.onCharged(grant.headers, grant.windows);
   const deadline = new Deadline(context.timeoutMs);
   const { value, status } = await refundOnServerFailure(grant, () => work(deadline)).finally(() => deadline.dispose());
   return { outcome: value, cacheStatus: status, units: grant?.units ?? 0 };

@@ -21,6 +21,7 @@ export function createRouter(services: Services): Router {
   const router = new Router();
   const tools: DialectTools = {
     validator: services.validator,
+    now: services.now,
     resolveRerankModel: (model) => rerank.resolveModel(model),
     settings: {
       maxRerankDocuments: config.rerank.maxDocuments,
@@ -31,8 +32,12 @@ export function createRouter(services: Services): Router {
 
   for (const dialect of services.dialects) {
     for (const route of dialect.routes) {
-      const body = route.methods.includes('POST') ? requestBody(config.server.maxBodyBytes, route.bodyTypes ?? ['json']) : [];
-      router.register(route.path, [...route.methods], [...body, (ctx: Context) => serve(ctx, services, tools, dialect, route)]);
+      const handler = (ctx: Context) => serve(ctx, services, tools, dialect, route);
+      for (const method of route.methods) {
+        // Only a POST has a body to read: a GET's Content-Type means nothing (litellm's Brave client sends one).
+        const body = method === 'POST' ? requestBody(config.server.maxBodyBytes, route.bodyTypes ?? ['json']) : [];
+        router.register(route.path, [method], [...body, handler]);
+      }
     }
   }
 
@@ -80,7 +85,7 @@ async function serve(ctx: Context, services: Services, tools: DialectTools, dial
     principal,
     timeoutMs: services.config.server.requestTimeoutMs,
     // Set when charged, so that a failure after it carries them too.
-    onCharged: (headers) => ctx.set(dialect.rateLimitHeaders?.(headers, { perSecond: null, nowMs: services.now() }) ?? headers),
+    onCharged: (headers, windows) => ctx.set(dialect.rateLimitHeaders?.(headers, windows) ?? headers),
   });
   state.cacheStatus = answer.cacheStatus;
   state.provider = answer.outcome.provider;

@@ -15,6 +15,7 @@ import {
   type ApiKeyRecord,
   type DailyUsage,
   type RateLimits,
+  type RateWindowState,
   type RateWindows,
 } from './store.js';
 
@@ -110,36 +111,41 @@ export class AccountService {
 
   /**
    * Charges one request: first the short-term windows, then the daily allowance. Throws 429 with a
-   * message naming the limit that was hit. Returns the allowance state for the X-RateLimit headers
-   * and a refund for a request that then fails on our side.
+   * message naming the limit that was hit. Returns the allowance state for the X-RateLimit headers,
+   * the short-term window the request left the account in (Brave's headers report it), and a refund
+   * for a request that then fails on our side.
    */
-  async charge(account: Account, charge: Charge): Promise<{ usage: AccountUsage; units: number; refund: () => Promise<void> }> {
+  async charge(
+    account: Account,
+    charge: Charge,
+  ): Promise<{ usage: AccountUsage; windows: RateWindowState; units: number; refund: () => Promise<void> }> {
     const now = this.now();
     const limits = this.limitsOf(account);
     const day = utcDay(now);
     const resetsAt = nextUtcMidnight(now);
     const units = this.policy.weights[charge];
-    const refused = await this.windows.hit(account.id, limits, now);
-    if (refused) {
+    const { refusal, perSecond } = await this.windows.hit(account.id, limits, now);
+    const windows = { perSecond, nowMs: now };
+    if (refusal) {
       const usage = await this.usageOn(account, day, resetsAt);
-      const retrySeconds = retryAfterSeconds(refused.retryAfterMs);
-      throw new ApiError(
-        429,
-        `rate limit exceeded: this account may make ${refused.limit} request${refused.limit === 1 ? '' : 's'} per ${refused.window}; retry in ${retrySeconds} s (the daily allowance is not exhausted: ${usage.remaining} of ${usage.allowance} left today)`,
-        { 'Retry-After': String(retrySeconds), ...rateLimitHeaders(usage), 'X-RateLimit-Scope': refused.window },
+      const retrySeconds = retryAfterSeconds(refusal.retryAfterMs);
+      throw new AccountLimitRefusal(
+        `rate limit exceeded: this account may make ${refusal.limit} request${refusal.limit === 1 ? '' : 's'} per ${refusal.window}; retry in ${retrySeconds} s (the daily allowance is not exhausted: ${usage.remaining} of ${usage.allowance} left today)`,
+        { 'Retry-After': String(retrySeconds), ...rateLimitHeaders(usage), 'X-RateLimit-Scope': refusal.window },
+        windows,
       );
     }
-    if (units === 0) return { usage: await this.usageOn(account, day, resetsAt), units, refund: async () => {} };
+    if (units === 0) return { usage: await this.usageOn(account, day, resetsAt), windows, units, refund: async () => {} };
     const { granted, used } = await this.store.chargeDaily(account.id, day, units, limits.dailyAllowance);
     const usage = usageOf(day, used, limits.dailyAllowance, resetsAt);
     if (!granted) {
-      throw new ApiError(
-        429,
+      throw new AccountLimitRefusal(
         `daily allowance exhausted: ${used} of ${limits.dailyAllowance} units used today; it resets at ${new Date(resetsAt).toISOString()} (00:00 UTC), and new keys do not restore it`,
         { 'Retry-After': String(retryAfterSeconds(resetsAt - now)), ...rateLimitHeaders(usage), 'X-RateLimit-Scope': 'day' },
+        windows,
       );
     }
-    return { usage, units, refund: () => this.store.refundDaily(account.id, day, units) };
+    return { usage, windows, units, refund: () => this.store.refundDaily(account.id, day, units) };
   }
 
   /** Today's consumption and the last `days` days, for the dashboard. */
@@ -185,6 +191,22 @@ export class AccountService {
       .catch(this.onBackgroundError)
       .finally(() => this.pending.delete(write));
     this.pending.add(write);
+  }
+}
+
+/**
+ * A 429 for one of the account's limits (a short-term window or the daily allowance), with the
+ * short-term window the account is in, so that a vendor whose rate headers report it (Brave) can
+ * answer a refusal in the same format as its other answers.
+ */
+export class AccountLimitRefusal extends ApiError {
+  constructor(
+    message: string,
+    headers: Record<string, string>,
+    readonly windows: RateWindowState,
+  ) {
+    super(429, message, headers);
+    this.name = 'AccountLimitRefusal';
   }
 }
 

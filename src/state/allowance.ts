@@ -5,12 +5,15 @@
 import { ApiError } from '../api/errors.js';
 import { rateLimitHeaders, type AccountService, type Charge } from './accounts.js';
 import type { Principal } from './keys.js';
+import type { RateWindowState } from './store.js';
 
 export type { Charge } from './accounts.js';
 
 export interface AllowanceGrant {
   /** X-RateLimit-* for the response. */
   headers: Record<string, string>;
+  /** The short-term window the request left the account in, for vendors whose rate headers report it (Brave). */
+  windows: RateWindowState;
   /** Units charged (0 when the operation's weight is 0). */
   units: number;
   /** Gives the charge back when the request then fails on our side (5xx). */
@@ -36,7 +39,7 @@ export class AccountLedger implements AllowanceLedger {
 
   async consume(principal: Principal, charge: Charge): Promise<AllowanceGrant | undefined> {
     if (!principal.account) return undefined;
-    const { usage, refund, units } = await this.accounts.charge(principal.account, charge).catch((error: unknown) => {
+    const { usage, windows, refund, units } = await this.accounts.charge(principal.account, charge).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 429) {
         this.metrics.allowanceRefusals.inc({ operation: charge, limit: error.headers['X-RateLimit-Scope'] ?? 'unknown' });
       }
@@ -45,6 +48,7 @@ export class AccountLedger implements AllowanceLedger {
     this.metrics.allowanceUnits.inc({ operation: charge, outcome: 'charged' }, units);
     return {
       headers: rateLimitHeaders(usage),
+      windows,
       units,
       refund: async () => {
         await refund();

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { CREDENTIAL_COLUMNS, accountConflict, normalizeEmail, patchAssignments, toAccount, toCredential, toKey, type AccountRow, type CredentialRow, type KeyRow } from './rows.js';
 import {
   activeWindows,
+  perSecondState,
   refusalOf,
   usedThatDay,
   windowOf,
@@ -24,8 +25,8 @@ import {
   type DailyUsage,
   type NewAccount,
   type NewApiKey,
+  type RateHit,
   type RateLimits,
-  type RateRefusal,
   type RateWindows,
   type Session,
   type StoredCredential,
@@ -296,13 +297,16 @@ export class MemoryRateWindows implements RateWindows {
   private readonly counts = new Map<string, number>();
   private sweptAt = 0;
 
-  async hit(accountId: string, limits: RateLimits, now: number): Promise<RateRefusal | undefined> {
+  async hit(accountId: string, limits: RateLimits, now: number): Promise<RateHit> {
     const windows = activeWindows(limits, now).map((window) => ({ ...window, key: `${accountId}:${window.kind}:${window.start}` }));
-    const full = windows.filter((window) => (this.counts.get(window.key) ?? 0) >= window.limit).map((window) => window.kind);
-    if (full.length) return refusalOf(full, limits, now);
-    for (const window of windows) this.counts.set(window.key, (this.counts.get(window.key) ?? 0) + 1);
-    this.sweep(now);
-    return undefined;
+    const countIn = (key: string) => this.counts.get(key) ?? 0;
+    const full = windows.filter((window) => countIn(window.key) >= window.limit).map((window) => window.kind);
+    if (full.length === 0) {
+      for (const window of windows) this.counts.set(window.key, countIn(window.key) + 1);
+      this.sweep(now);
+    }
+    const second = windows.find((window) => window.kind === 'second');
+    return { refusal: full.length ? refusalOf(full, limits, now) : undefined, perSecond: perSecondState(limits, second ? countIn(second.key) : 0) };
   }
 
   async close(): Promise<void> {

@@ -20,9 +20,11 @@ import {
 } from './rows.js';
 import {
   activeWindows,
+  perSecondState,
   refusalOf,
   usedThatDay,
   type WindowKind,
+  type WindowState,
   type Account,
   type AccountPatch,
   type AccountStore,
@@ -31,8 +33,8 @@ import {
   type DailyUsage,
   type NewAccount,
   type NewApiKey,
+  type RateHit,
   type RateLimits,
-  type RateRefusal,
   type RateWindows,
   type Session,
   type StoredCredential,
@@ -356,7 +358,11 @@ export class PostgresStore implements AccountStore {
 }
 
 class FullWindows {
-  constructor(readonly kinds: WindowKind[]) {}
+  constructor(
+    readonly kinds: WindowKind[],
+    /** The per-second window once the transaction is rolled back. */
+    readonly perSecond: WindowState | null,
+  ) {}
 }
 
 /** Window rows this old are over on every replica, even one whose clock is a minute behind. */
@@ -375,31 +381,32 @@ export class PostgresRateWindows implements RateWindows {
     this.pool = store.pool;
   }
 
-  async hit(accountId: string, limits: RateLimits, now: number): Promise<RateRefusal | undefined> {
+  async hit(accountId: string, limits: RateLimits, now: number): Promise<RateHit> {
     const windows = activeWindows(limits, now);
-    if (windows.length === 0) return undefined;
+    if (windows.length === 0) return { refusal: undefined, perSecond: null };
     // Each window's row is incremented only while below its limit; a window missing from RETURNING
     // was full, and rolling back then uncounts the others, hence the transaction around one statement.
     // Rows are always locked second before minute, so concurrent hits on one account queue up instead
     // of deadlocking. The table being unlogged, the commit writes no WAL and so waits for no flush.
-    const outcome = await inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ window: string }>({
+    const outcome = await inTransaction(this.pool, async (client): Promise<RateHit> => {
+      const { rows } = await client.query<{ window: string; count: number }>({
         name: 'searchgate-rate-hit',
         text: `INSERT INTO rate_windows (account_id, "window", window_start, count)
                SELECT $1, w.kind, w.start, 1 FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS w (kind, start, position)
                ORDER BY w.position
                ON CONFLICT (account_id, "window", window_start) DO UPDATE SET count = rate_windows.count + 1
                WHERE rate_windows.count < CASE rate_windows."window" WHEN 'second' THEN $4::int ELSE $5::int END
-               RETURNING "window"`,
+               RETURNING "window", count`,
         values: [accountId, windows.map((w) => w.kind), windows.map((w) => w.start), limits.perSecond, limits.perMinute],
       });
-      const counted = new Set(rows.map((row) => row.window));
-      const full = windows.filter((w) => !counted.has(w.kind)).map((w) => w.kind);
-      // Thrown so that inTransaction rolls back; caught just below.
-      if (full.length) throw new FullWindows(full);
-      return undefined;
+      const counts = new Map(rows.map((row) => [row.window, row.count]));
+      const full = windows.filter((w) => !counts.has(w.kind)).map((w) => w.kind);
+      const second = counts.get('second');
+      // Thrown so that inTransaction rolls back (a counted second then holds one less; a full one its limit); caught just below.
+      if (full.length) throw new FullWindows(full, perSecondState(limits, second === undefined ? limits.perSecond : second - 1));
+      return { refusal: undefined, perSecond: perSecondState(limits, second ?? 0) };
     }).catch((error: unknown) => {
-      if (error instanceof FullWindows) return refusalOf(error.kinds, limits, now);
+      if (error instanceof FullWindows) return { refusal: refusalOf(error.kinds, limits, now), perSecond: error.perSecond };
       throw error;
     });
     this.pruneOccasionally(now);

@@ -4,27 +4,31 @@
  * slot of a window.
  */
 import { Redis } from 'ioredis';
-import { WINDOW_MS, activeWindows, refusalOf, type RateLimits, type RateRefusal, type RateWindows, type WindowKind } from './store.js';
+import { WINDOW_MS, activeWindows, perSecondState, refusalOf, type RateHit, type RateLimits, type RateWindows, type WindowKind } from './store.js';
 
 /**
  * KEYS: the window counters; ARGV: their limits, then their lifetimes in ms. Returns the (1-based)
- * positions of the full windows, counting nothing when there is any.
+ * positions of the full windows, counting nothing when there is any, and every counter's value
+ * after the hit.
  */
 const HIT_SCRIPT = `
 local full = {}
+local counts = {}
 for i, key in ipairs(KEYS) do
-  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[i]) then
+  counts[i] = tonumber(redis.call('GET', key) or '0')
+  if counts[i] >= tonumber(ARGV[i]) then
     full[#full + 1] = i
   end
 end
 if #full == 0 then
   for i, key in ipairs(KEYS) do
-    if redis.call('INCR', key) == 1 then
+    counts[i] = redis.call('INCR', key)
+    if counts[i] == 1 then
       redis.call('PEXPIRE', key, ARGV[#KEYS + i])
     end
   end
 end
-return full
+return {full, counts}
 `;
 
 /** Keeps a counter past its window's end, so replicas whose clocks lag a little still find it. */
@@ -33,7 +37,8 @@ const EXPIRY_SLACK_MS = 5_000;
 const KEY_LETTER = { second: 's', minute: 'm' } as const satisfies Record<WindowKind, string>;
 
 type RateClient = Redis & {
-  searchgateRateHit(numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<number[]>;
+  /** The full windows' positions (1-based) and every counter after the hit, in KEYS order. */
+  searchgateRateHit(numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<[number[], number[]]>;
 };
 
 export interface RedisRateWindowsOptions {
@@ -55,21 +60,20 @@ export class RedisRateWindows implements RateWindows {
     this.redis = redis as RateClient;
   }
 
-  async hit(accountId: string, limits: RateLimits, now: number): Promise<RateRefusal | undefined> {
+  async hit(accountId: string, limits: RateLimits, now: number): Promise<RateHit> {
     const windows = activeWindows(limits, now);
-    if (windows.length === 0) return undefined;
-    const full = await this.redis.searchgateRateHit(
+    if (windows.length === 0) return { refusal: undefined, perSecond: null };
+    const [full, counts] = await this.redis.searchgateRateHit(
       windows.length,
       ...windows.map((w) => `${this.keyPrefix}:rate:${accountId}:${KEY_LETTER[w.kind]}:${w.start}`),
       ...windows.map((w) => w.limit),
       ...windows.map((w) => WINDOW_MS[w.kind] + EXPIRY_SLACK_MS),
     );
-    if (full.length === 0) return undefined;
-    return refusalOf(
-      full.map((position) => windows[position - 1]!.kind),
-      limits,
-      now,
-    );
+    const second = windows.findIndex((w) => w.kind === 'second');
+    return {
+      refusal: full.length ? refusalOf(full.map((position) => windows[position - 1]!.kind), limits, now) : undefined,
+      perSecond: perSecondState(limits, counts[second] ?? 0),
+    };
   }
 
   async close(): Promise<void> {

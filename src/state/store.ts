@@ -128,11 +128,35 @@ export interface AccountStore {
 export interface RateWindows {
   /**
    * Counts one request in every window whose limit is above zero, unless one of them is full: then
-   * nothing is counted and the full window is returned with the time until it rolls over.
+   * nothing is counted and the full window is named with the time until it rolls over. Either way it
+   * reports the per-second window as the hit left it, read in the same round trip.
    */
-  hit(accountId: string, limits: RateLimits, now: number): Promise<RateRefusal | undefined>;
+  hit(accountId: string, limits: RateLimits, now: number): Promise<RateHit>;
   close(): Promise<void>;
 }
+
+export interface RateHit {
+  /** Set when a window was full: then nothing was counted. */
+  refusal: RateRefusal | undefined;
+  /** The per-second window after the hit; null when the account has none (its limit is 0). */
+  perSecond: WindowState | null;
+}
+
+/** A short-term window as a vendor's rate headers report it (Brave's): its limit, and what is left of it. */
+export interface WindowState {
+  limit: number;
+  remaining: number;
+}
+
+/** The short-term window an account's request left it in, and when: for the X-RateLimit headers of vendors that report it. */
+export interface RateWindowState {
+  perSecond: WindowState | null;
+  nowMs: number;
+}
+
+/** The per-second window holding `count` requests, or null when the account has no per-second limit. */
+export const perSecondState = (limits: RateLimits, count: number): WindowState | null =>
+  limits.perSecond > 0 ? { limit: limits.perSecond, remaining: Math.max(0, limits.perSecond - count) } : null;
 
 export interface RateLimits {
   perSecond: number;

@@ -60,7 +60,7 @@ test("/v1/rerank takes JinaRerank's body (top_n null) and litellm's jina_ai body
 
 test('/v2/rerank needs a model, as Cohere v2; /v1/rerank does not', async (t) => {
   const { gateway, post } = await dialectGateway(t);
-  t.is((await expectErrorResponse(t, gateway, await post(V2, { query: QUERY, documents: DOCUMENTS }), 400)).message, 'model is required');
+  t.is((await expectErrorResponse(t, gateway, await post(V2, { query: QUERY, documents: DOCUMENTS }), 400)).message, 'invalid request: model is required');
   t.is((await post(V1, { query: QUERY, documents: DOCUMENTS })).status, 200);
 });
 

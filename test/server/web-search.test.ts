@@ -10,12 +10,15 @@ const PAGES = [
   { name: 'Third', url: 'https://c.example/3', snippet: 'three', text: 'third page text' },
 ];
 
-/** An upstream that honours count and text mode like the real contract does. */
+/**
+ * An upstream that honours count and text mode, and in text mode sends its snippets too (as Tavily's
+ * content beside raw_content): our own text mode must still answer text instead of a snippet.
+ */
 async function contractUpstream(pages: Array<Record<string, unknown>> = PAGES) {
   return startUpstream((request: RecordedRequest, res) => {
     const body = request.body as { count?: number; contents?: unknown };
     const textMode = body.contents !== undefined;
-    const value = pages.slice(0, body.count ?? 10).map(({ text, snippet, ...rest }) => ({ ...rest, ...(textMode ? { text } : { snippet }) }));
+    const value = pages.slice(0, body.count ?? 10).map(({ text, snippet, ...rest }) => ({ ...rest, ...(textMode ? { text, snippet } : { snippet }) }));
     sendJson(res, 200, searchEnvelope(value, { totalEstimatedMatches: 1234 }));
   });
 }

@@ -58,14 +58,15 @@ for (const synchronous of ['full', 'normal'] as const) {
 
 test('memory rate windows: fixed second and minute windows, refusals count nothing, 0 switches a window off', async (t) => {
   const windows = new MemoryRateWindows();
+  const refusal = async (...hit: Parameters<MemoryRateWindows['hit']>) => (await windows.hit(...hit)).refusal;
   const start = Date.UTC(2030, 0, 1, 0, 0, 0);
   const limits = { perSecond: 2, perMinute: 3 };
-  t.is(await windows.hit('a', limits, start), undefined);
-  t.is(await windows.hit('a', limits, start + 10), undefined);
-  t.deepEqual(await windows.hit('a', limits, start + 400), { window: 'second', limit: 2, retryAfterMs: 600 });
-  t.is(await windows.hit('b', limits, start + 400), undefined, 'accounts are counted apart');
-  t.is(await windows.hit('a', limits, start + 1000), undefined);
-  t.deepEqual(await windows.hit('a', limits, start + 2000), { window: 'minute', limit: 3, retryAfterMs: 58_000 });
-  t.is(await windows.hit('a', { perSecond: 0, perMinute: 0 }, start + 2000), undefined);
-  t.is(await windows.hit('a', limits, start + 60_000), undefined, 'the next minute admits again');
+  t.is(await refusal('a', limits, start), undefined);
+  t.is(await refusal('a', limits, start + 10), undefined);
+  t.deepEqual(await refusal('a', limits, start + 400), { window: 'second', limit: 2, retryAfterMs: 600 });
+  t.is(await refusal('b', limits, start + 400), undefined, 'accounts are counted apart');
+  t.is(await refusal('a', limits, start + 1000), undefined);
+  t.deepEqual(await refusal('a', limits, start + 2000), { window: 'minute', limit: 3, retryAfterMs: 58_000 });
+  t.is(await refusal('a', { perSecond: 0, perMinute: 0 }, start + 2000), undefined);
+  t.is(await refusal('a', limits, start + 60_000), undefined, 'the next minute admits again');
 });

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import test from 'ava';
+import { MemoryRateWindows } from '../../src/state/embedded.js';
 import { PostgresRateWindows, PostgresStore } from '../../src/state/postgres.js';
 import { RedisRateWindows } from '../../src/state/redis.js';
 import type { RateLimits, RateWindows } from '../../src/state/store.js';
@@ -19,8 +20,15 @@ test.after.always(async () => {
   await Promise.all(postgresReplicas.map((replica) => replica.close()));
 });
 
-/** Each backend opens two clients of the same shared state, as two gateway processes would. */
+/**
+ * Each backend opens two clients of the same shared state, as two gateway processes would; the
+ * embedded default's windows live in one process, so its two clients are the same object.
+ */
 const backends: Record<string, () => RateWindows[]> = {
+  memory: () => {
+    const windows = new MemoryRateWindows();
+    return [windows, windows];
+  },
   redis: () => {
     const keyPrefix = `sg_test_${randomBytes(6).toString('hex')}`;
     return [new RedisRateWindows({ url: REDIS_URL, keyPrefix }), new RedisRateWindows({ url: REDIS_URL, keyPrefix })];
@@ -33,7 +41,7 @@ for (const [label, openClients] of Object.entries(backends)) {
     const clients = openClients() as [RateWindows, RateWindows];
     t.teardown(() => Promise.all(clients.map((client) => client.close())));
     const accountId = randomUUID();
-    const hit = (limits: RateLimits, now: number, client = clients[0]) => client.hit(accountId, limits, now);
+    const hit = async (limits: RateLimits, now: number, client = clients[0]) => (await client.hit(accountId, limits, now)).refusal;
     return { clients, accountId, hit };
   };
 
@@ -43,7 +51,7 @@ for (const [label, openClients] of Object.entries(backends)) {
     for (const offset of [100, 150, 200]) t.is(await hit(limits, T + offset), undefined);
     t.deepEqual(await hit(limits, T + 250), { window: 'second', limit: 3, retryAfterMs: 750 });
     t.deepEqual(await hit(limits, T + 999), { window: 'second', limit: 3, retryAfterMs: 1 });
-    t.is(await clients[0].hit(randomUUID(), limits, T + 999), undefined, 'other accounts have their own windows');
+    t.is((await clients[0].hit(randomUUID(), limits, T + 999)).refusal, undefined, 'other accounts have their own windows');
     t.is(await hit(limits, T + 1000), undefined, 'the next second admits again');
   });
 
@@ -90,5 +98,24 @@ for (const [label, openClients] of Object.entries(backends)) {
     const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => hit(limits, T + 500, clients[i % 2])));
     t.is(outcomes.filter((refusal) => refusal === undefined).length, 7);
     t.true(outcomes.every((refusal) => refusal === undefined || refusal.window === 'second'));
+  });
+
+  test(`${label}: every hit reports the per-second window it leaves, counted or refused`, async (t) => {
+    const { clients, accountId } = setup(t);
+    const limits = { perSecond: 3, perMinute: 5 };
+    const hit = (now: number, client = clients[0]) => client.hit(accountId, limits, now);
+    t.deepEqual(await hit(T + 100), { refusal: undefined, perSecond: { limit: 3, remaining: 2 } });
+    t.deepEqual(await hit(T + 200, clients[1]), { refusal: undefined, perSecond: { limit: 3, remaining: 1 } }, 'counted across clients');
+    t.deepEqual(await hit(T + 300), { refusal: undefined, perSecond: { limit: 3, remaining: 0 } });
+    t.deepEqual(await hit(T + 400), { refusal: { window: 'second', limit: 3, retryAfterMs: 600 }, perSecond: { limit: 3, remaining: 0 } });
+    t.deepEqual(await hit(T + 1000), { refusal: undefined, perSecond: { limit: 3, remaining: 2 } }, 'a new second');
+    t.deepEqual(await hit(T + 1100), { refusal: undefined, perSecond: { limit: 3, remaining: 1 } });
+    // The minute is full now: its refusal counts nothing, so the second keeps what it had left.
+    t.deepEqual(await hit(T + 1200), { refusal: { window: 'minute', limit: 5, retryAfterMs: 58_800 }, perSecond: { limit: 3, remaining: 1 } });
+    t.deepEqual(
+      await clients[0].hit(accountId, { perSecond: 0, perMinute: 10 }, T + 1300),
+      { refusal: undefined, perSecond: null },
+      'an account without a per-second limit has no such window',
+    );
   });
 }

@@ -1,9 +1,11 @@
 /**
  * brave: the Brave Search API's web search, over Brave's own index.
  * GET {baseUrl}/res/v1/web/search with the key in X-Subscription-Token; the reply's `web.results`
- * are the organic results (api-dashboard.search.brave.com/api-reference/web/search/get).
+ * are the organic results (api-dashboard.search.brave.com/api-reference/web/search/get; the wire
+ * format is in wire.ts).
  */
 import type { Freshness } from '../../api/freshness.js';
+import type { Unchecked } from '../../providers/types.js';
 import { shownDateToIsoUtc } from '../../util/dates.js';
 import type { Classify } from '../../providers/http.js';
 import {
@@ -12,12 +14,27 @@ import {
   languageSubtags,
   optionalString,
   plainText,
+  PRESET_PERIODS,
   providerOptionsSchema,
   readResults,
   searchCapabilities,
   vendorClient,
 } from '../../providers/shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
+import {
+  BRAVE_FRESHNESS,
+  BRAVE_KEY_HEADER,
+  BRAVE_LAST_PAGE,
+  BRAVE_MAX_COUNT,
+  BRAVE_SEARCH_LANGUAGES,
+  BRAVE_WEB_SEARCH_PATH,
+  braveDateRange,
+  braveErrorCode,
+  discardSiteRule,
+  type BraveWebResult,
+  type BraveWebSearchParameters,
+  type BraveWebSearchResponse,
+} from './wire.js';
 
 export interface BraveOptions {
   /** Default https://api.search.brave.com. */
@@ -33,29 +50,22 @@ export interface BraveOptions {
   safesearch?: 'off' | 'moderate' | 'strict';
 }
 
-/** Brave's documented limits: count ≤ 20, and offset is a page number 0..9. */
-const MAX_COUNT = 20;
-const LAST_PAGE = 9;
 /**
  * Every Brave plan has a one-second rate window (X-RateLimit-Policy "1;w=1"); its X-RateLimit-Reset
  * is therefore at most a second away when a RATE_LIMITED reply carries no Retry-After.
  */
 const RATE_WINDOW_MS = 1_000;
 
-const PRESETS: Record<string, string> = { oneDay: 'pd', oneWeek: 'pw', oneMonth: 'pm', oneYear: 'py' };
-
 function braveFreshness(freshness: Freshness): string | undefined {
-  if (freshness.kind === 'preset') return PRESETS[freshness.preset];
-  if (freshness.kind === 'dates') return `${freshness.startDay}to${freshness.endDay}`;
+  if (freshness.kind === 'preset') return BRAVE_FRESHNESS[PRESET_PERIODS[freshness.preset]];
+  if (freshness.kind === 'dates') return braveDateRange(freshness.startDay, freshness.endDay);
   return undefined;
 }
 
-/** The search_lang values Brave accepts; any other is a 422, so such a language is left to Brave's default. */
-const SEARCH_LANGUAGES = new Set(
-  'ar eu bn bg ca zh-hans zh-hant hr cs da nl en en-gb et fi fr gl de el gu he hi hu is it jp kn ko lv lt ms ml mr nb pl pt-br pt-pt pa ro ru sr sk sl es sv ta te th tr uk vi'.split(' '),
-);
-
-/** Brave's search_lang codes differ from BCP 47 for Japanese, Chinese scripts and the Portugals. */
+/**
+ * Brave's search_lang codes differ from BCP 47 for Japanese, Chinese scripts and the Portugals; a
+ * language Brave has no code for would be a 422, so it is left to Brave's default.
+ */
 function braveLanguage(tag: string | null | undefined): string | undefined {
   const subtags = languageSubtags(tag);
   if (!subtags) return undefined;
@@ -67,14 +77,7 @@ function braveLanguage(tag: string | null | undefined): string | undefined {
     : language === 'en' && region === 'GB' ? 'en-gb'
     : language === 'no' || language === 'nn' ? 'nb'
     : language;
-  return SEARCH_LANGUAGES.has(code) ? code : undefined;
-}
-
-/** Brave's ErrorResponse: `error` in live replies, `errors[0]` in some reference examples. */
-function braveErrorCode(body: unknown): string | null {
-  const reply = body as { error?: { code?: unknown }; errors?: Array<{ code?: unknown }> } | null | undefined;
-  const code = reply?.error?.code ?? reply?.errors?.[0]?.code;
-  return typeof code === 'string' ? code : null;
+  return BRAVE_SEARCH_LANGUAGES.has(code) ? code : undefined;
 }
 
 const classifyBrave: Classify = (status, raw, body) => {
@@ -83,27 +86,27 @@ const classifyBrave: Classify = (status, raw, body) => {
   if (code === 'RATE_LIMITED') return 'rate_limited';
   // SUBSCRIPTION_TOKEN_INVALID comes as 422, SUBSCRIPTION_NOT_FOUND as 404: both are our credentials.
   if (code?.startsWith('SUBSCRIPTION_')) return 'auth';
-  if (status === 422 && /x-subscription-token/i.test(raw)) return 'auth'; // the header is missing
+  if (status === 422 && raw.toLowerCase().includes(BRAVE_KEY_HEADER.toLowerCase())) return 'auth'; // the header is missing
   return undefined;
 };
 
 export function createBraveSearch(name: string, options: BraveOptions): SearchProvider {
   const brave = vendorClient(name, options, {
-    auth: (apiKey) => ({ 'x-subscription-token': apiKey }),
+    auth: (apiKey) => ({ [BRAVE_KEY_HEADER]: apiKey }),
     classify: classifyBrave,
     rateLimitWindowMs: RATE_WINDOW_MS,
   });
   return {
     name,
-    capabilities: searchCapabilities({ maxPageSize: MAX_COUNT, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true }),
+    capabilities: searchCapabilities({ maxPageSize: BRAVE_MAX_COUNT, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true }),
     async search(call: SearchCall): Promise<SearchPage> {
-      if (call.page > LAST_PAGE) return { results: [], hasMore: false };
-      const parameters = {
+      if (call.page > BRAVE_LAST_PAGE) return { results: [], hasMore: false };
+      const parameters: BraveWebSearchParameters = {
         // Included sites as site: operators joined by OR (Brave documents both, but no parentheses),
         // which it echoes in query.search_operators; excluded ones as an inline Goggle, Brave's
         // documented way to drop a site ("-site:" is not among its documented operators).
         q: withIncludedSites(call.query, call.includeDomains),
-        goggles: call.excludeDomains.length ? call.excludeDomains.map((domain) => `$discard,site=${domain}`).join('\n') : undefined,
+        goggles: call.excludeDomains.length ? call.excludeDomains.map(discardSiteRule).join('\n') : undefined,
         count: call.count,
         offset: call.page,
         freshness: braveFreshness(call.freshness),
@@ -113,7 +116,7 @@ export function createBraveSearch(name: string, options: BraveOptions): SearchPr
         result_filter: 'web',
         text_decorations: false,
       };
-      return readBraveReply(name, await brave('/res/v1/web/search', { query: parameters, signal: call.signal }), call);
+      return readBraveReply(name, await brave(BRAVE_WEB_SEARCH_PATH, { query: parameters, signal: call.signal }), call);
     },
   };
 }
@@ -124,17 +127,17 @@ function withIncludedSites(query: string, includeDomains: readonly string[]): st
   return `${query} ${sites.length === 1 ? sites[0] : sites.join(' OR ')}`;
 }
 
-function readBraveReply(name: string, reply: Record<string, unknown>, call: SearchCall): SearchPage {
-  const query = reply.query as { more_results_available?: unknown } | undefined;
+function readBraveReply(name: string, reply: Unchecked<BraveWebSearchResponse>, call: SearchCall): SearchPage {
+  const query = reply.query as Unchecked<BraveWebSearchResponse['query']> | undefined;
   // Brave leaves out the `web` section when nothing matched; a search reply without it is an empty page.
   if (reply.web === undefined && reply.type === 'search' && query && typeof query === 'object') return { results: [], hasMore: false };
   const web = expectObject(name, reply.web, 'web section');
   const results = readResults(name, web.results, 'web.results', (item) => toResult(item, call.nowMs));
   const more = query?.more_results_available;
-  return { results, ...(typeof more === 'boolean' ? { hasMore: more && call.page < LAST_PAGE } : {}) };
+  return { results, ...(typeof more === 'boolean' ? { hasMore: more && call.page < BRAVE_LAST_PAGE } : {}) };
 }
 
-function toResult(item: Record<string, unknown>, nowMs: number): ProviderSearchResult | null {
+function toResult(item: Unchecked<BraveWebResult>, nowMs: number): ProviderSearchResult | null {
   if (typeof item.url !== 'string') return null;
   return {
     url: item.url,

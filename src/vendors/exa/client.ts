@@ -6,6 +6,7 @@
  */
 import type { UpstreamFailureKind } from '../../providers/errors.js';
 import { providerOptionsSchema, vendorClient, type VendorClient } from '../../providers/shared.js';
+import { EXA_KEY_HEADER, EXA_PAYMENT_REQUIRED_STATUS } from './wire.js';
 
 export interface ExaOptions {
   baseUrl: string;
@@ -43,9 +44,9 @@ export const exaOptionsSchema = providerOptionsSchema('exa', {
  * API_KEY_BUDGET_EXCEEDED, https://exa.ai/docs/reference/error-codes): no retry helps for a while.
  */
 function classifyExaFailure(status: number): UpstreamFailureKind | undefined {
-  return status === 402 ? 'quota' : undefined;
+  return status === EXA_PAYMENT_REQUIRED_STATUS ? 'quota' : undefined;
 }
 
 export const exaClient = (provider: string, options: ExaOptions): VendorClient =>
-  vendorClient(provider, options, { auth: (apiKey) => ({ 'x-api-key': apiKey }), classify: classifyExaFailure });
+  vendorClient(provider, options, { auth: (apiKey) => ({ [EXA_KEY_HEADER]: apiKey }), classify: classifyExaFailure });
 

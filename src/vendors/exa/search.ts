@@ -10,12 +10,13 @@
  * exa-labs/exa-js src/index.ts.
  */
 import { exaClient, type ExaOptions } from './client.js';
+import type { ExaContentsOptions, ExaResult, ExaSearchRequest } from './wire.js';
 import { freshnessInstants, optionalString, readResults, searchCapabilities } from '../../providers/shared.js';
 import type { ProviderSearchResult, SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
 
-function searchBody(call: SearchCall, options: ExaOptions): Record<string, unknown> {
+function searchBody(call: SearchCall, options: ExaOptions): ExaSearchRequest {
   const window = freshnessInstants(call.freshness, call.nowMs);
-  const contents: Record<string, unknown> = call.text
+  const contents: ExaContentsOptions = call.text
     ? { text: { maxCharacters: call.text.maxCharacters } }
     : { highlights: { maxCharacters: options.snippetMaxCharacters } };
   if (call.summary && options.nativeSummary) contents.summary = { query: call.query };
@@ -33,7 +34,8 @@ function searchBody(call: SearchCall, options: ExaOptions): Record<string, unkno
   };
 }
 
-function toResult(item: Record<string, unknown>): ProviderSearchResult | null {
+/** One result of the reply, read field by field: an upstream's reply is checked, not trusted to match ExaResult. */
+function toResult(item: { [Field in keyof ExaResult]?: unknown }): ProviderSearchResult | null {
   if (typeof item.url !== 'string') return null;
   const highlights = Array.isArray(item.highlights)
     ? item.highlights.filter((text): text is string => typeof text === 'string' && text.trim() !== '')

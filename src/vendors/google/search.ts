@@ -12,6 +12,7 @@
  */
 import type { Freshness } from '../../api/freshness.js';
 import { shownDateToIsoUtc, toIsoUtc } from '../../util/dates.js';
+import type { Unchecked } from '../../providers/types.js';
 import { UpstreamError } from '../../providers/errors.js';
 import type { Classify } from '../../providers/http.js';
 import {
@@ -27,6 +28,21 @@ import {
   withSiteOperators,
 } from '../../providers/shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
+import {
+  GOOGLE_DATE_RESTRICT_PRESETS,
+  GOOGLE_LANGUAGE_CODES,
+  GOOGLE_LR_LANGUAGES,
+  GOOGLE_LR_PREFIX,
+  GOOGLE_MAX_NUM,
+  GOOGLE_MAX_RESULTS,
+  GOOGLE_PUBLISHED_METATAG,
+  GOOGLE_SEARCH_PATH,
+  googleDateRangeSort,
+  type GoogleErrorBody,
+  type GoogleReply,
+  type GoogleResult,
+  type GoogleSearchParameters,
+} from './wire.js';
 
 export interface GoogleOptions {
   /** Default https://www.googleapis.com. */
@@ -44,25 +60,16 @@ export interface GoogleOptions {
   safe?: 'active' | 'off';
 }
 
-/** num is 1..10, and start + num may not exceed 100: the API never returns more than 100 results. */
-const MAX_NUM = 10;
-const MAX_START_PLUS_NUM = 100;
-
-const PRESETS: Record<string, string> = { oneDay: 'd1', oneWeek: 'w1', oneMonth: 'm1', oneYear: 'y1' };
-
 /**
  * Presets are dateRestrict; a range is the "restrict to range" form of sort (sort=date:r:YYYYMMDD:YYYYMMDD)
  * on the date Google estimates for every page from its URL, title and byline
  * (developers.google.com/custom-search/docs/structured_search).
  */
-function dateParameters(freshness: Freshness): { dateRestrict?: string; sort?: string } {
-  if (freshness.kind === 'preset') return { dateRestrict: PRESETS[freshness.preset] };
-  if (freshness.kind === 'dates') return { sort: `date:r:${freshness.startDay.replaceAll('-', '')}:${freshness.endDay.replaceAll('-', '')}` };
+function dateParameters(freshness: Freshness): Pick<GoogleSearchParameters, 'dateRestrict' | 'sort'> {
+  if (freshness.kind === 'preset') return { dateRestrict: GOOGLE_DATE_RESTRICT_PRESETS[freshness.preset] };
+  if (freshness.kind === 'dates') return { sort: googleDateRangeSort(freshness.startDay, freshness.endDay) };
   return {};
 }
-
-/** The languages lr can restrict to (lang_zh-CN and lang_zh-TW aside), per the cse.list reference. */
-const LR_LANGUAGES = new Set('ar bg ca cs da de el en es et fi fr hr hu id is it iw ja ko lt lv nl no pl pt ro ru sk sl sr sv tr'.split(' '));
 
 /**
  * Google's language codes for a BCP 47 tag: `hl` (interface language, also Serper's) and `lr`
@@ -73,15 +80,18 @@ export function googleLanguage(tag: string | null | undefined): { hl: string; lr
   const subtags = languageSubtags(tag);
   if (!subtags) return null;
   const { language, region } = subtags;
-  if (language === 'zh') return isTraditionalChinese(subtags) ? { hl: 'zh-TW', lr: 'lang_zh-TW' } : { hl: 'zh-CN', lr: 'lang_zh-CN' };
-  if (language === 'pt') return { hl: region === 'BR' ? 'pt-BR' : 'pt-PT', lr: 'lang_pt' };
-  const code = language === 'he' ? 'iw' : language === 'nb' || language === 'nn' ? 'no' : language;
-  return { hl: code, lr: LR_LANGUAGES.has(code) ? `lang_${code}` : null };
+  if (language === 'zh') {
+    const hl = isTraditionalChinese(subtags) ? 'zh-TW' : 'zh-CN';
+    return { hl, lr: `${GOOGLE_LR_PREFIX}${hl}` };
+  }
+  if (language === 'pt') return { hl: region === 'BR' ? 'pt-BR' : 'pt-PT', lr: `${GOOGLE_LR_PREFIX}pt` };
+  const code = GOOGLE_LANGUAGE_CODES[language] ?? language;
+  return { hl: code, lr: GOOGLE_LR_LANGUAGES.has(code) ? `${GOOGLE_LR_PREFIX}${code}` : null };
 }
 
 /** Google's error envelope: {error: {code, message, errors: [{reason}], status, details: [{reason}]}}. */
 function googleError(body: unknown): { message: string; reasons: string[] } | null {
-  const error = (body as { error?: { message?: unknown; errors?: unknown; details?: unknown } } | null | undefined)?.error;
+  const error = (body as { error?: Unchecked<GoogleErrorBody['error']> } | null | undefined)?.error;
   if (!error || typeof error !== 'object') return null;
   const reasons = [error.errors, error.details]
     .flatMap((list) => (Array.isArray(list) ? objectsOf(list) : []))
@@ -108,15 +118,16 @@ export function createGoogleSearch(name: string, options: GoogleOptions): Search
   const google = vendorClient(name, options, { classify: classifyGoogle });
   return {
     name,
-    capabilities: searchCapabilities({ maxPageSize: MAX_NUM, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true }),
+    capabilities: searchCapabilities({ maxPageSize: GOOGLE_MAX_NUM, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const start = call.offset + 1;
-      const num = Math.min(call.count, MAX_NUM, MAX_START_PLUS_NUM - start);
+      // Kept within start + num ≤ 100, as the discovery document words the limit.
+      const num = Math.min(call.count, GOOGLE_MAX_NUM, GOOGLE_MAX_RESULTS - start);
       if (num < 1) return { results: [], hasMore: false };
       // siteSearch takes one site; several filters become site: operators in the query.
       const single = call.includeDomains.length + call.excludeDomains.length === 1;
       const language = googleLanguage(call.language ?? options.language);
-      const query = {
+      const query: GoogleSearchParameters = {
         key: options.apiKey,
         cx: options.cx,
         q: single ? call.query : withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
@@ -125,17 +136,17 @@ export function createGoogleSearch(name: string, options: GoogleOptions): Search
         ...dateParameters(call.freshness),
         siteSearch: single ? (call.includeDomains[0] ?? call.excludeDomains[0]) : undefined,
         siteSearchFilter: single ? (call.includeDomains.length ? 'i' : 'e') : undefined,
-        lr: language?.lr,
+        lr: language?.lr ?? undefined,
         hl: language?.hl,
         gl: options.country?.toLowerCase(),
         safe: options.safe,
       };
-      return readGoogleReply(name, await google('/customsearch/v1', { query, signal: call.signal }), call.nowMs);
+      return readGoogleReply(name, await google(GOOGLE_SEARCH_PATH, { query, signal: call.signal }), call.nowMs);
     },
   };
 }
 
-function readGoogleReply(name: string, reply: Record<string, unknown>, nowMs: number): SearchPage {
+function readGoogleReply(name: string, reply: GoogleReply, nowMs: number): SearchPage {
   const queries = reply.queries as { nextPage?: unknown } | undefined;
   const information = reply.searchInformation as { totalResults?: unknown } | undefined;
   // `items` is absent, not empty, when nothing matched: only a reply that is not a search is garbage.
@@ -150,13 +161,13 @@ function readGoogleReply(name: string, reply: Record<string, unknown>, nowMs: nu
   };
 }
 
-function toResult(item: Record<string, unknown>, nowMs: number): ProviderSearchResult | null {
+function toResult(item: Unchecked<GoogleResult>, nowMs: number): ProviderSearchResult | null {
   if (typeof item.link !== 'string') return null;
   const { date, snippet } = splitDatedSnippet(plainText(item.snippet), nowMs);
   return { url: item.link, title: plainText(item.title), snippet, datePublished: metatagDate(item.pagemap) ?? date };
 }
 
-const DATE_METATAGS = ['article:published_time', 'og:article:published_time', 'datepublished', 'publishdate', 'pubdate', 'date', 'dc.date'];
+const DATE_METATAGS = [GOOGLE_PUBLISHED_METATAG, 'og:article:published_time', 'datepublished', 'publishdate', 'pubdate', 'date', 'dc.date'];
 
 /** The publication date a page declares in its meta tags, which Google returns in pagemap.metatags. */
 function metatagDate(pagemap: unknown): string | null {

@@ -25,6 +25,15 @@ import {
   withSiteOperators,
 } from '../../providers/shared.js';
 import type { ProviderType, SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
+import {
+  SEARXNG_GENERAL_CATEGORY,
+  SEARXNG_JSON_FORMAT,
+  SEARXNG_SEARCH_PATH,
+  type SearxngReply,
+  type SearxngResult,
+  type SearxngSearchParameters,
+  type SearxngTimeRange,
+} from './wire.js';
 
 export interface SearxngOptions {
   /** The instance's root, e.g. http://searxng:8080. No default: public instances mostly refuse JSON. */
@@ -55,7 +64,7 @@ const PRESETS_SHORTEST_FIRST: FreshnessPreset[] = ['oneDay', 'oneWeek', 'oneMont
  * still reaches back to the range's first day narrows what the engines return, so fewer results are
  * fetched only to be dropped. A range starting more than a year ago gets none.
  */
-function timeRange(freshness: Freshness, nowMs: number): string | undefined {
+function timeRange(freshness: Freshness, nowMs: number): SearxngTimeRange | undefined {
   if (freshness.kind === 'preset') return PRESET_PERIODS[freshness.preset];
   if (freshness.kind !== 'dates') return undefined;
   const covering = PRESETS_SHORTEST_FIRST.find((preset) => nowMs - PRESET_SPAN_MS[preset] <= freshness.fromMs);
@@ -77,7 +86,7 @@ function searxngLanguage(tag: string | null | undefined): string | undefined {
  */
 const BLOCKED = /too many requests|captcha|access denied/i;
 
-function unresponsiveEngines(reply: Record<string, unknown>): Array<[string, string]> {
+function unresponsiveEngines(reply: SearxngReply): Array<[string, string]> {
   const pairs = Array.isArray(reply.unresponsive_engines) ? reply.unresponsive_engines : [];
   return pairs
     .filter((pair): pair is unknown[] => Array.isArray(pair) && typeof pair[0] === 'string')
@@ -138,9 +147,9 @@ export function createSearxngSearch(name: string, options: SearxngOptions): Sear
       excludeDomains: true,
     }),
     async search(call: SearchCall): Promise<SearchPage> {
-      const query = {
+      const query: SearxngSearchParameters = {
         q: withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
-        format: 'json',
+        format: SEARXNG_JSON_FORMAT,
         pageno: call.page + 1,
         // SearXNG adds every engine of a named category to the named engines: engines alone when set.
         categories: options.engines ? undefined : options.categories,
@@ -149,9 +158,9 @@ export function createSearxngSearch(name: string, options: SearxngOptions): Sear
         language: searxngLanguage(call.language ?? options.language),
         safesearch: options.safesearch,
       };
-      let reply: Record<string, unknown>;
+      let reply: SearxngReply;
       try {
-        reply = await searxng('/search', { query, signal: call.signal });
+        reply = await searxng(SEARXNG_SEARCH_PATH, { query, signal: call.signal });
       } catch (error) {
         throw error instanceof UpstreamError ? explainRefusal(name, error, behindProxy) : error;
       }
@@ -160,7 +169,7 @@ export function createSearxngSearch(name: string, options: SearxngOptions): Sear
   };
 }
 
-function readSearxngReply(name: string, reply: Record<string, unknown>, page: number): SearchPage {
+function readSearxngReply(name: string, reply: SearxngReply, page: number): SearchPage {
   const items = expectArray(name, reply.results, 'results');
   if (objectsOf(items).length === 0) {
     const failed = unresponsiveEngines(reply);
@@ -186,13 +195,13 @@ const toResult = stringFields({
   snippet: 'content',
   // isoformat() of a naive datetime, or null when the engine gave none.
   datePublished: 'publishedDate',
-});
+} satisfies Partial<Record<string, keyof SearxngResult>>);
 
 const searxngOptionsSchema = providerOptionsSchema('searxng', {
   apiKey: 'optional',
   properties: {
     headers: { type: 'object', additionalProperties: { type: 'string' } },
-    categories: { type: 'string', minLength: 1, default: 'general' },
+    categories: { type: 'string', minLength: 1, default: SEARXNG_GENERAL_CATEGORY },
     engines: { type: 'string', minLength: 1 },
     language: { type: 'string', minLength: 2 },
     safesearch: { type: 'integer', enum: [0, 1, 2] },

@@ -9,7 +9,19 @@ import { shownDateToIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../../providers/errors.js';
 import { plainText, providerOptionsSchema, readResults, searchCapabilities, vendorClient, withSiteOperators } from '../../providers/shared.js';
 import type { ProviderSearchResult, ProviderType, SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
+import type { Unchecked } from '../../providers/types.js';
 import { googleLanguage } from '../google/search.js';
+import {
+  SERPER_DEFAULT_NUM,
+  SERPER_KEY_HEADER,
+  SERPER_MAX_NUM,
+  SERPER_SEARCH_PATH,
+  SERPER_TBS_PRESETS,
+  serperDateRange,
+  type SerperOrganicResult,
+  type SerperReply,
+  type SerperSearchParameters,
+} from './wire.js';
 
 export interface SerperOptions {
   /** Default https://google.serper.dev. */
@@ -27,17 +39,10 @@ export interface SerperOptions {
   country?: string;
 }
 
-const PRESETS: Record<string, string> = { oneDay: 'qdr:d', oneWeek: 'qdr:w', oneMonth: 'qdr:m', oneYear: 'qdr:y' };
-
-/** Google's custom range takes US-style dates: cdr:1,cd_min:1/5/2024,cd_max:1/31/2024. */
 function serperTbs(freshness: Freshness): string | undefined {
-  if (freshness.kind === 'preset') return PRESETS[freshness.preset];
-  if (freshness.kind !== 'dates') return undefined;
-  const us = (day: string) => {
-    const [year, month, date] = day.split('-').map(Number);
-    return `${month}/${date}/${year}`;
-  };
-  return `cdr:1,cd_min:${us(freshness.startDay)},cd_max:${us(freshness.endDay)}`;
+  if (freshness.kind === 'preset') return SERPER_TBS_PRESETS[freshness.preset];
+  if (freshness.kind === 'dates') return serperDateRange(freshness.startDay, freshness.endDay);
+  return undefined;
 }
 
 /** Serper answers a used-up balance with 400 "Not enough credits", which no retry can fix. */
@@ -48,7 +53,7 @@ function classifySerper(status: number, raw: string) {
 }
 
 export function createSerperSearch(name: string, options: SerperOptions): SearchProvider {
-  const serper = vendorClient(name, options, { auth: (apiKey) => ({ 'x-api-key': apiKey }), classify: classifySerper });
+  const serper = vendorClient(name, options, { auth: (apiKey) => ({ [SERPER_KEY_HEADER]: apiKey }), classify: classifySerper });
   return {
     name,
     capabilities: searchCapabilities({
@@ -61,24 +66,21 @@ export function createSerperSearch(name: string, options: SerperOptions): Search
     async search(call: SearchCall): Promise<SearchPage> {
       const hl = googleLanguage(call.language ?? options.language)?.hl.toLowerCase();
       const tbs = serperTbs(call.freshness);
-      const reply = await serper('/search', {
-        body: {
-          q: withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
-          num: call.count,
-          // 1-based; with a constant num, page N holds results (N-1)·num+1 … N·num.
-          page: call.page + 1,
-          ...(options.country ? { gl: options.country.toLowerCase() } : {}),
-          ...(hl ? { hl } : {}),
-          ...(tbs ? { tbs } : {}),
-        },
-        signal: call.signal,
-      });
+      const body: SerperSearchParameters = {
+        q: withSiteOperators(call.query, call.includeDomains, call.excludeDomains),
+        num: call.count,
+        page: call.page + 1,
+        ...(options.country ? { gl: options.country.toLowerCase() } : {}),
+        ...(hl ? { hl } : {}),
+        ...(tbs ? { tbs } : {}),
+      };
+      const reply = await serper(SERPER_SEARCH_PATH, { body, signal: call.signal });
       return readSerperReply(name, reply, call.nowMs);
     },
   };
 }
 
-function readSerperReply(name: string, reply: Record<string, unknown>, nowMs: number): SearchPage {
+function readSerperReply(name: string, reply: SerperReply, nowMs: number): SearchPage {
   // A search that matched nothing still echoes its searchParameters; anything else without organic is not a reply.
   if (reply.organic === undefined) {
     if (reply.searchParameters && typeof reply.searchParameters === 'object') return { results: [] };
@@ -87,7 +89,7 @@ function readSerperReply(name: string, reply: Record<string, unknown>, nowMs: nu
   return { results: readResults(name, reply.organic, 'organic', (item) => toResult(item, nowMs)) };
 }
 
-function toResult(item: Record<string, unknown>, nowMs: number): ProviderSearchResult | null {
+function toResult(item: Unchecked<SerperOrganicResult>, nowMs: number): ProviderSearchResult | null {
   if (typeof item.link !== 'string') return null;
   return {
     url: item.link,
@@ -103,7 +105,7 @@ export const serperProviderType: ProviderType = {
     defaultBaseUrl: 'https://google.serper.dev',
     apiKey: 'required',
     properties: {
-      maxPageSize: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+      maxPageSize: { type: 'integer', minimum: 1, maximum: SERPER_MAX_NUM, default: SERPER_DEFAULT_NUM },
       language: { type: 'string', minLength: 2 },
       country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
     },

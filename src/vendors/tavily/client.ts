@@ -5,6 +5,7 @@
  */
 import type { UpstreamFailureKind } from '../../providers/errors.js';
 import { bearer, providerOptionsSchema, vendorClient, type VendorClient } from '../../providers/shared.js';
+import { TAVILY_PAYG_LIMIT_STATUS, TAVILY_PLAN_LIMIT_STATUS } from './wire.js';
 
 export interface TavilyOptions {
   baseUrl: string;
@@ -40,7 +41,7 @@ export const tavilyOptionsSchema = providerOptionsSchema('tavily', {
  * allowances, not rate limits: no retry helps until the plan or limit changes.
  */
 function classifyTavilyFailure(status: number): UpstreamFailureKind | undefined {
-  return status === 432 || status === 433 ? 'quota' : undefined;
+  return status === TAVILY_PLAN_LIMIT_STATUS || status === TAVILY_PAYG_LIMIT_STATUS ? 'quota' : undefined;
 }
 
 export const tavilyClient = (provider: string, options: TavilyOptions): VendorClient =>

@@ -10,17 +10,15 @@
  * src/search.ts and src/types.ts, tavily-ai/tavily-python tavily/tavily.py.
  */
 import { tavilyClient, type TavilyOptions } from './client.js';
+import { TAVILY_MAX_RESULTS, type TavilySearchRequest, type TavilySearchResult } from './wire.js';
 import { PRESET_PERIODS, readResults, searchCapabilities, stringFields } from '../../providers/shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
 
-/** max_results accepts 0..20. */
-const MAX_RESULTS = 20;
-
-function searchBody(call: SearchCall, options: TavilyOptions): Record<string, unknown> {
+function searchBody(call: SearchCall, options: TavilyOptions): TavilySearchRequest {
   const freshness = call.freshness;
   return {
     query: call.query,
-    max_results: Math.min(call.count, MAX_RESULTS),
+    max_results: Math.min(call.count, TAVILY_MAX_RESULTS),
     search_depth: options.searchDepth,
     topic: options.topic,
     include_answer: false,
@@ -33,13 +31,18 @@ function searchBody(call: SearchCall, options: TavilyOptions): Record<string, un
   };
 }
 
-const toResult = stringFields({ title: 'title', snippet: 'content', text: 'raw_content', datePublished: 'published_date' });
+const toResult = stringFields({
+  title: 'title',
+  snippet: 'content',
+  text: 'raw_content',
+  datePublished: 'published_date',
+} satisfies Record<string, keyof TavilySearchResult>);
 
 export function createTavilySearch(name: string, options: TavilyOptions): SearchProvider {
   const tavily = tavilyClient(name, options);
   return {
     name,
-    capabilities: searchCapabilities({ maxPageSize: MAX_RESULTS, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
+    capabilities: searchCapabilities({ maxPageSize: TAVILY_MAX_RESULTS, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const reply = await tavily('/search', { body: searchBody(call, options), signal: call.signal });
       return { results: readResults(name, reply.results, 'results', toResult) };

@@ -84,11 +84,11 @@ for (const path of V2_ROUTES) {
     await expectFamilyAnswer(t, response, { version: '2', ranked: [1], documents: [PARIS] });
   });
 
-  test(`v2 ${path}: a missing or null model is a 400 "model is required", before the key is looked at`, async (t) => {
+  test(`v2 ${path}: a missing or null model is a 400 "invalid request: model is required", before the key is looked at`, async (t) => {
     const { gateway, post, upstream } = await dialectGateway(t);
     for (const body of [{ query: QUERY, documents: DOCUMENTS }, { model: null, query: QUERY, documents: DOCUMENTS }]) {
       const error = await expectErrorResponse(t, gateway, await post(path, body, null), 400);
-      t.is(error.message, 'model is required');
+      t.is(error.message, 'invalid request: model is required');
     }
     t.is(upstream.requests.length, 0);
   });

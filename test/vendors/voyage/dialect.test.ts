@@ -161,7 +161,7 @@ for (const row of ERROR_ROWS) {
 test("the status line's reason phrase carries the message, for clients that show only it", async (t) => {
   const { post } = await dialectGateway(t);
   const response = await post(ROUTE, VOYAGEAI_BODY, 'sk-not-a-key-000');
-  t.is(response.statusText, 'Unauthorized - Provided API key is invalid. (searchgate: invalid API key)');
+  t.is(response.statusText, 'Unauthorized - invalid API key');
 });
 
 test('under /voyage an unknown path is a 404 naming the route served; a wrong method a 405 with Allow; bad bodies 400 and 415; all {detail}', async (t) => {

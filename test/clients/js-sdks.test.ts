@@ -21,9 +21,7 @@ import test, { type ExecutionContext } from 'ava';
 import { Cohere, CohereClient, CohereClientV2, CohereError } from 'cohere-ai';
 import { Exa, ExaError } from 'exa-js';
 import { tavily, TavilyKeylessLimitError } from '@tavily/core';
-import { openLocalIndex } from '../../src/local/index/index.js';
-import { contentHash } from '../../src/local/ingest/indexed-page.js';
-import type { IndexedPage } from '../../src/local/types.js';
+import { indexedPage, writeLocalIndex } from '../helpers/dialect-bench.js';
 import { REAL_LOCAL_RERANKER, searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig, type RunningGateway } from '../helpers/gateway.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -55,17 +53,13 @@ const SITE_PAGES: Record<string, { title: string; paragraphs: string[] }> = {
 };
 const ARTICLE_SENTENCE = 'The gateway fetches pages for results that came without text';
 
-function indexedPage(url: string, title: string, text: string, datePublished: string | null = null): IndexedPage {
-  return { url, canonicalUrl: url, title, text, datePublished, domain: new URL(url).hostname, language: 'en', fetchedAt: '2026-11-01T00:00:00.000Z', contentHash: contentHash(text) };
-}
-
 const INDEX_PAGES = [
-  indexedPage('https://paris.example/', 'Paris', 'Paris is the capital and largest city of France, on the Seine. Paris hosts the Louvre.', '2026-05-01T00:00:00.000Z'),
-  indexedPage('https://lyon.example/', 'Lyon', 'Lyon is a city in France known for its cuisine and the capital of gastronomy.'),
-  indexedPage('https://bananas.example/', 'Bananas', 'Bananas are rich in potassium, and France imports many from overseas.'),
-  indexedPage('https://marseille.example/', 'Marseille', 'Marseille is a port city of France on the Mediterranean, the oldest city of France.'),
-  indexedPage('https://bordeaux.example/', 'Bordeaux', 'Bordeaux is a city in France famous for wine, not the capital of France.'),
-];
+  { url: 'https://paris.example/', title: 'Paris', text: 'Paris is the capital and largest city of France, on the Seine. Paris hosts the Louvre.', datePublished: '2026-05-01T00:00:00.000Z' },
+  { url: 'https://lyon.example/', title: 'Lyon', text: 'Lyon is a city in France known for its cuisine and the capital of gastronomy.' },
+  { url: 'https://bananas.example/', title: 'Bananas', text: 'Bananas are rich in potassium, and France imports many from overseas.' },
+  { url: 'https://marseille.example/', title: 'Marseille', text: 'Marseille is a port city of France on the Mediterranean, the oldest city of France.' },
+  { url: 'https://bordeaux.example/', title: 'Bordeaux', text: 'Bordeaux is a city in France famous for wine, not the capital of France.' },
+].map(indexedPage);
 
 const QUERY = 'capital of France';
 const RERANK_QUERY = 'what is the capital of france';
@@ -148,10 +142,7 @@ test.before(async () => {
     }
   });
 
-  const indexDirectory = mkdtempSync(join(tmpdir(), 'searchgate-js-sdks-index-'));
-  const index = await openLocalIndex(indexDirectory);
-  await index.upsert(INDEX_PAGES);
-  await index.close();
+  const indexDirectory = await writeLocalIndex(mkdtempSync(join(tmpdir(), 'searchgate-js-sdks-index-')), INDEX_PAGES);
 
   const embeddedGateway = await startGateway({
     providers: { local: { type: 'local', directory: indexDirectory, allowPrivateNetworks: true }, 'local-reranker': REAL_LOCAL_RERANKER },

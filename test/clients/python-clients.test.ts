@@ -22,10 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { openLocalIndex } from '../../src/local/index/index.js';
-import { contentHash } from '../../src/local/ingest/indexed-page.js';
-import type { IndexedPage } from '../../src/local/types.js';
 import { runCli } from '../helpers/cli.js';
+import { indexedPage, writeLocalIndex } from '../helpers/dialect-bench.js';
 import { REAL_LOCAL_RERANKER, searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig, type RunningGateway } from '../helpers/gateway.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -125,20 +123,6 @@ function upstreamHandler(request: { url: string; body: any }, res: import('node:
   } else {
     sendJson(res, 404, { code: 404, log_id: 'upstream-log', msg: `no route ${request.url}` });
   }
-}
-
-function indexedPage(page: Page): IndexedPage {
-  return {
-    url: page.url,
-    canonicalUrl: page.url,
-    title: page.title,
-    text: page.text,
-    datePublished: page.datePublished,
-    domain: new URL(page.url).hostname.replace(/^www\./, ''),
-    language: 'en',
-    fetchedAt: '2026-11-01T00:00:00.000Z',
-    contentHash: contentHash(page.text),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -291,10 +275,7 @@ test.before('start the gateways, make the keys, run the Python clients', async (
     siteUrl = site.url;
 
     // The embedded default: local index + embedded reranker + local content provider.
-    const indexDirectory = tempDir('searchgate-clients-index-');
-    const index = await openLocalIndex(indexDirectory);
-    await index.upsert(CORPUS.map(indexedPage));
-    await index.close();
+    const indexDirectory = await writeLocalIndex(tempDir('searchgate-clients-index-'), CORPUS.map(indexedPage));
     const embeddedDb = join(tempDir('searchgate-clients-accounts-'), 'accounts.db');
     const embedded = await startGateway({
       providers: { local: { type: 'local', directory: indexDirectory, allowPrivateNetworks: true }, 'local-reranker': REAL_LOCAL_RERANKER },

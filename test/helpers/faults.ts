@@ -60,12 +60,13 @@ export interface ScriptedChainConfig {
 }
 
 /**
- * One scripted upstream per key of `scripts`, each a searchgate-compatible provider of that name,
- * chained for search in key order behind one gateway; all closed when the test ends.
+ * One scripted upstream per key of `scripts` (as startScriptedUpstream takes them), each a
+ * searchgate-compatible provider of that name, chained for search in key order behind one gateway;
+ * all closed when the test ends.
  */
 export async function scriptedChain(
   t: ExecutionContext,
-  scripts: Record<string, Fault[]>,
+  scripts: Record<string, Parameters<typeof startScriptedUpstream>[0]>,
   { provider, providers, search, retry, ...sections }: ScriptedChainConfig = {},
   options: Parameters<typeof startGateway>[1] = {},
 ): Promise<{ gateway: RunningGateway; upstreams: Record<string, ScriptedUpstream> }> {
@@ -97,7 +98,8 @@ export const reply =
   (_request, res) =>
     sendJson(res, status, body, headers);
 
-export const searchOk = (value: Array<Record<string, unknown>> = SAMPLE_RESULTS): Fault => reply(200, searchEnvelope(value));
+/** A 200 with these results; `extra` joins them in webPages (totalEstimatedMatches, …). */
+export const searchOk = (value: Array<Record<string, unknown>> = SAMPLE_RESULTS, extra: Record<string, unknown> = {}): Fault => reply(200, searchEnvelope(value, extra));
 
 export const rerankOk =
   (): Fault =>

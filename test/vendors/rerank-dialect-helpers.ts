@@ -1,12 +1,13 @@
 /**
  * What the rerank dialect tests share (test/vendors/{cohere,jina,voyage}/dialect.test.ts and
  * test/dialects/rerank-family.test.ts; ../shared/spec/dialects.md §3–4, §7.1–7.3): a gateway whose
- * default model is served by a vendor fake through its real provider, account keys, the documents
- * every test ranks, the Cohere-shaped answer as the family's routes must give it, and the §7 error
- * table as rows that provoke each failure on any rerank route.
+ * default model is served by a vendor fake through its real provider, account keys (made as the
+ * search dialects' bench makes them, dialect-bench.ts), the documents every test ranks, the
+ * Cohere-shaped answer as the family's routes must give it, and the §7 error table as rows that
+ * provoke each failure on any rerank route.
  */
 import type { ExecutionContext } from 'ava';
-import type { NewAccount } from '../../src/state/store.js';
+import { accountKeys, postJson, type AccountKey, type AccountLimits } from '../helpers/dialect-bench.js';
 import { metricValue, stall, validators, type Fault } from '../helpers/faults.js';
 import { startGateway, TEST_KEY, type RunningGateway } from '../helpers/gateway.js';
 import type { RerankFake } from '../helpers/vendor-fake.js';
@@ -27,18 +28,12 @@ export const RANKED = [1, 2, 0];
  */
 const NOW = Date.parse('2026-11-02T12:00:30Z');
 
-export interface TestAccount {
-  key: string;
-  accountId: string;
-  keyId: string;
-}
-
 export interface DialectGateway {
   gateway: RunningGateway;
   /** The vendor fake behind service-reranker-v1. */
   upstream: RerankFake;
-  /** A new account (its own limits where given, else the gateway's defaults) and a key of it. */
-  account(limits?: Omit<NewAccount, 'name'>): Promise<TestAccount>;
+  /** A new account account-N (its own limits where given, else the gateway's defaults) and a key of it. */
+  account(limits?: AccountLimits): Promise<AccountKey>;
   /** Posts `body` (JSON; a string is sent as it is) to `path` with `key` as the Bearer key (the operator's unless told; null: no Authorization). */
   post(path: string, body: unknown, key?: string | null): Promise<Response>;
 }
@@ -78,22 +73,11 @@ export async function dialectGateway(t: ExecutionContext, options: DialectGatewa
     { now: () => NOW },
   );
   t.teardown(() => gateway.close());
-  const { accounts } = gateway.gateway.services;
-  let created = 0;
   return {
     gateway,
     upstream,
-    async account(limits = {}) {
-      const account = await accounts.store.createAccount({ name: `account-${++created}`, ...limits }, NOW);
-      const { key, record } = await accounts.createKey(account.id, 'test');
-      return { key, accountId: account.id, keyId: record.id };
-    },
-    post: (path, body, key = TEST_KEY) =>
-      fetch(`${gateway.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      }),
+    account: accountKeys(gateway, { name: 'account', now: () => NOW }),
+    post: (path, body, key = TEST_KEY) => postJson(gateway, path, body, key === null ? {} : { authorization: `Bearer ${key}` }),
   };
 }
 
@@ -163,12 +147,21 @@ export interface ErrorRow {
 const ACCOUNT_HEADERS = { 'x-ratelimit-limit': /^\d+$/, 'x-ratelimit-remaining': /^\d+$/, 'x-ratelimit-reset': /^\d+$/ };
 
 /** Sends `body` twice with a new account's key: the first is served, the second meets the account's limit. */
-async function secondRequest(setup: DialectGateway, path: string, body: unknown, limits: Omit<NewAccount, 'name'>): Promise<Response> {
+async function secondRequest(setup: DialectGateway, path: string, body: unknown, limits: AccountLimits): Promise<Response> {
   const { key } = await setup.account(limits);
   const first = await setup.post(path, body, key);
   if (first.status !== 200) throw new Error(`the first request was not served: ${first.status} ${await first.text()}`);
   return setup.post(path, body, key);
 }
+
+/** Sends the request with the key of a new account after `spoil` (deleting the key, disabling the account). */
+const spoiledKey =
+  (spoil: (account: AccountKey) => Promise<void>): ErrorRow['provoke'] =>
+  async (setup, path, body) => {
+    const account = await setup.account();
+    await spoil(account);
+    return setup.post(path, body, account.key);
+  };
 
 /** The upstream (Voyage's fake) answers the request with `fault`. */
 const upstreamAnswers =
@@ -181,26 +174,8 @@ const upstreamAnswers =
 export const ERROR_ROWS: readonly ErrorRow[] = [
   { condition: 'missing key', status: 401, reason: /^missing Authorization header/, provoke: (setup, path, body) => setup.post(path, body, null) },
   { condition: 'bad key', status: 401, reason: /^invalid API key$/, provoke: (setup, path, body) => setup.post(path, body, 'sk-not-a-key-000') },
-  {
-    condition: 'deleted key',
-    status: 401,
-    reason: /^API key sg_\w+… has been deleted/,
-    async provoke(setup, path, body) {
-      const { key, keyId } = await setup.account();
-      await setup.gateway.gateway.services.accounts.store.deleteKey(keyId, NOW);
-      return setup.post(path, body, key);
-    },
-  },
-  {
-    condition: 'disabled account',
-    status: 403,
-    reason: /^account "account-\d+" is disabled/,
-    async provoke(setup, path, body) {
-      const { key, accountId } = await setup.account();
-      await setup.gateway.gateway.services.accounts.store.updateAccount(accountId, { status: 'disabled' });
-      return setup.post(path, body, key);
-    },
-  },
+  { condition: 'deleted key', status: 401, reason: /^API key sg_\w+… has been deleted/, provoke: spoiledKey((account) => account.deleteKey()) },
+  { condition: 'disabled account', status: 403, reason: /^account "account-\d+" is disabled/, provoke: spoiledKey((account) => account.disableAccount()) },
   {
     // R4: validation comes first, so a malformed request is a 400 whatever its key.
     condition: 'invalid request',

@@ -5,23 +5,20 @@
  * reach an upstream). LangChain's BingSearchAPIWrapper runs in test/clients/.
  */
 import test, { type ExecutionContext } from 'ava';
-import { reply, stall } from '../../helpers/faults.js';
-import { searchEnvelope, TEST_KEY } from '../../helpers/gateway.js';
-import { leakSurfaces, searchDialectBench, UPSTREAM_RESULTS, type SearchDialectBench } from '../../helpers/search-dialect-bench.js';
-import { answerNumbered, braveBackedGateway, localIndexGateway } from '../search-dialect-helpers.js';
+import { searchOk } from '../../helpers/faults.js';
+import { TEST_KEY } from '../../helpers/gateway.js';
+import { dialectBench, embeddedDefaultGateway, json, leakSurfaces, numberedResults, STALL_TIMEOUT_MS, UPSTREAM_FAILURES, UPSTREAM_RESULTS } from '../../helpers/dialect-bench.js';
+import { braveBackedGateway } from '../brave/fake.js';
 
 const PATH = '/bing/v7.0/search';
 /** 21:29:30 UTC: the daily allowance is replenished in 02:30:30. */
 const EVENING = Date.UTC(2026, 10, 23, 21, 29, 30);
 
-const json = async (response: Response) => (await response.json()) as any;
 const subscription = (key: string) => ({ 'ocp-apim-subscription-key': key });
 
 /** A GET of the search route with these parameters and headers (the operator's key unless told). */
 const bingGet = (gateway: { url: string }, params: Record<string, string>, headers: Record<string, string> = subscription(TEST_KEY)) =>
   fetch(`${gateway.url}${PATH}?${new URLSearchParams(params)}`, { headers });
-
-const lastUpstreamBody = (bench: SearchDialectBench) => bench.upstream.requests.at(-1)?.body;
 
 /** API Management's error: the status, exactly {"error": {"code": "<status>", "message"}}, X-Log-Id; returns the message. */
 async function expectApimError(t: ExecutionContext, response: Response, status: number): Promise<string> {
@@ -47,7 +44,7 @@ async function expectBingError(t: ExecutionContext, response: Response, status: 
 }
 
 test("LangChain's request answers in Bing's shape: webPages with every field its clients read", async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const response = await bingGet(bench.gateway, { q: 'postgres vacuum', count: '5', textDecorations: 'True', textFormat: 'HTML' });
   t.is(response.status, 200);
   const body = await json(response);
@@ -74,17 +71,17 @@ test("LangChain's request answers in Bing's shape: webPages with every field its
       snippet: UPSTREAM_RESULTS[2]!.snippet,
     },
   ]);
-  t.deepEqual(lastUpstreamBody(bench), { query: 'postgres vacuum', count: 5, freshness: 'noLimit' });
+  t.deepEqual(bench.upstream.lastBody(), { query: 'postgres vacuum', count: 5, freshness: 'noLimit' });
   t.is(response.headers.get('x-cache'), 'MISS');
   t.is((await bingGet(bench.gateway, { q: 'postgres vacuum', count: '5', textDecorations: 'True', textFormat: 'HTML' })).headers.get('x-cache'), 'HIT');
 
   t.is((await bingGet(bench.gateway, { q: 'postgres vacuum' })).status, 200);
-  t.is(lastUpstreamBody(bench).count, 10, "Bing's default count is 10");
+  t.is(bench.upstream.lastBody().count, 10, "Bing's default count is 10");
 });
 
 test('textFormat=HTML escapes & < > " \' in name and snippet; Raw leaves the text as it is', async (t) => {
-  const bench = await searchDialectBench(t);
-  bench.upstream.answer(reply(200, searchEnvelope([{ name: 'Fish & "Chips" <b>', url: 'https://fish.example/', snippet: "It's 5 > 3 & <i>" }], { totalEstimatedMatches: 1320 })));
+  const bench = await dialectBench(t);
+  bench.upstream.answer(searchOk([{ name: 'Fish & "Chips" <b>', url: 'https://fish.example/', snippet: "It's 5 > 3 & <i>" }], { totalEstimatedMatches: 1320 }));
   const html = (await json(await bingGet(bench.gateway, { q: 'fish', textFormat: 'html' }))).webPages;
   t.like(html.value[0], { name: 'Fish &amp; &quot;Chips&quot; &lt;b&gt;', snippet: 'It&#39;s 5 &gt; 3 &amp; &lt;i&gt;' });
   t.is(html.totalEstimatedMatches, 1320, "the upstream's estimate");
@@ -94,8 +91,8 @@ test('textFormat=HTML escapes & < > " \' in name and snippet; Raw leaves the tex
 });
 
 test('count above 50 is served as 50, offset skips results; totalEstimatedMatches counts the offset when the upstream gives none', async (t) => {
-  const bench = await searchDialectBench(t);
-  answerNumbered(bench);
+  const bench = await dialectBench(t);
+  bench.upstream.answer(numberedResults);
   t.is((await json(await bingGet(bench.gateway, { q: 'numbers', count: '80' }))).webPages.value.length, 50);
   const page = (await json(await bingGet(bench.gateway, { q: 'numbers', count: '3', offset: '4' }))).webPages;
   t.deepEqual(page.value.map((result: any) => result.name), ['Result 4', 'Result 5', 'Result 6']);
@@ -109,11 +106,11 @@ test('count above 50 is served as 50, offset skips results; totalEstimatedMatche
 });
 
 test('freshness: Day/Week/Month in any case, a day, a range; site: operators; responseFilter', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const upstreamSees = async (params: Record<string, string>) => {
     const response = await bingGet(bench.gateway, params);
     t.is(response.status, 200, JSON.stringify(await response.clone().json()));
-    return lastUpstreamBody(bench);
+    return bench.upstream.lastBody();
   };
   for (const [freshness, expected] of [['Day', 'oneDay'], ['week', 'oneWeek'], ['MONTH', 'oneMonth'], ['2024-03-01', '2024-03-01'], ['2024-03-01..2024-04-15', '2024-03-01..2024-04-15']]) {
     t.is((await upstreamSees({ q: `fresh ${freshness}`, freshness: freshness! })).freshness, expected, freshness);
@@ -135,7 +132,7 @@ test('freshness: Day/Week/Month in any case, a day, a range; site: operators; re
   t.deepEqual(await answers('news, webpages'), ['_type', 'queryContext', 'webPages']);
   t.deepEqual(await answers('-News'), ['_type', 'queryContext', 'webPages']);
 
-  bench.upstream.answer(reply(200, searchEnvelope([])));
+  bench.upstream.answer(searchOk([]));
   t.deepEqual(await json(await bingGet(bench.gateway, { q: 'nothing at all' })), { _type: 'SearchResponse', queryContext: { originalQuery: 'nothing at all' } });
 });
 
@@ -151,7 +148,7 @@ test('setLang, else mkt, is the language the upstream is asked for', async (t) =
 });
 
 test('the key: Ocp-Apim-Subscription-Key first, then Bearer; §7.8 key rows in API Management\'s shape with a readable reason phrase', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const account = await bench.accountKey();
   t.is((await bingGet(bench.gateway, { q: 'a' }, subscription(account.key))).status, 200);
   t.is((await bingGet(bench.gateway, { q: 'b' }, { authorization: `Bearer ${account.key}` })).status, 200);
@@ -179,7 +176,7 @@ test('the key: Ocp-Apim-Subscription-Key first, then Bearer; §7.8 key rows in A
 });
 
 test('a missing q is 400 ParameterMissing whatever the key, and is not charged', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const { key } = await bench.accountKey({ dailyAllowance: 5 });
   for (const headers of [subscription('sg_wrong'), subscription(key)]) {
     const response = await bingGet(bench.gateway, { count: '3' }, headers);
@@ -195,7 +192,7 @@ test('a missing q is 400 ParameterMissing whatever the key, and is not charged',
 });
 
 test('allowance and rate limits: 403 "Out of call volume quota" with the time to 00:00 UTC, 429 "Rate limit is exceeded"', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   bench.clock.now = EVENING;
   const { key } = await bench.accountKey({ dailyAllowance: 1 });
   const first = await bingGet(bench.gateway, { q: 'one' }, subscription(key));
@@ -219,16 +216,16 @@ test('allowance and rate limits: 403 "Out of call volume quota" with the time to
 });
 
 test('upstream failures: ServerError ResourceError (502, 503), UnexpectedError (504); 404 and 405 in Bing\'s shape; the key never leaks', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t, { timeoutMs: STALL_TIMEOUT_MS });
   const { key } = await bench.accountKey();
-  bench.upstream.answer(reply(500, { code: 500, msg: 'boom' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.failure);
   const failed = await bingGet(bench.gateway, { q: 'fails' }, subscription(key));
   await expectBingError(t, failed, 502, 'ServerError', 'ResourceError');
   t.is(failed.headers.get('x-ratelimit-limit'), '1000', 'a failure after the charge carries the allowance headers');
-  bench.upstream.answer(stall());
+  bench.upstream.answer(UPSTREAM_FAILURES.timeout);
   await expectBingError(t, await bingGet(bench.gateway, { q: 'stalls' }, subscription(key)), 504, 'ServerError', 'UnexpectedError');
   // Last: a rate-limited upstream is paused, so every search after it is 503.
-  bench.upstream.answer(reply(429, { code: 429, msg: 'slow down' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.unavailable);
   await expectBingError(t, await bingGet(bench.gateway, { q: 'limited' }, subscription(key)), 503, 'ServerError', 'ResourceError');
 
   const notFound = await expectBingError(t, await fetch(`${bench.gateway.url}/bing/v7.0/news/search?q=x`, { headers: subscription(key) }), 404, 'InvalidRequest');
@@ -242,7 +239,7 @@ test('upstream failures: ServerError ResourceError (502, 503), UnexpectedError (
 });
 
 test('the embedded default: a Bing search answered from the local index', async (t) => {
-  const gateway = await localIndexGateway(t);
+  const gateway = await embeddedDefaultGateway(t);
   const response = await bingGet(gateway, { q: 'vacuuming', count: '5', mkt: 'en-US' });
   t.is(response.status, 200);
   const { webPages } = await json(response);

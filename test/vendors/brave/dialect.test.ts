@@ -7,25 +7,32 @@
  */
 import { request as httpRequest } from 'node:http';
 import test, { type ExecutionContext } from 'ava';
-import { reply, stall } from '../../helpers/faults.js';
-import { searchEnvelope, TEST_KEY } from '../../helpers/gateway.js';
-import { leakSurfaces, postJson, searchDialectBench, UPSTREAM_RESULTS, type SearchDialectBench } from '../../helpers/search-dialect-bench.js';
-import { answerNumbered, braveBackedGateway, localIndexGateway } from '../search-dialect-helpers.js';
+import { searchOk } from '../../helpers/faults.js';
+import { TEST_KEY } from '../../helpers/gateway.js';
+import {
+  dialectBench,
+  embeddedDefaultGateway,
+  json,
+  leakSurfaces,
+  numberedResults,
+  postJson,
+  STALL_TIMEOUT_MS,
+  UPSTREAM_FAILURES,
+  UPSTREAM_RESULTS,
+  type DialectBench,
+} from '../../helpers/dialect-bench.js';
+import { braveBackedGateway } from './fake.js';
 
 const PATH = '/brave/res/v1/web/search';
 /** 12:00:00.250 UTC: the per-second window resets in 1 s, the daily allowance in 12 h. */
 const NOON = Date.UTC(2026, 10, 23, 12, 0, 0, 250);
 const HALF_DAY_SECONDS = 43_200;
 
-const json = async (response: Response) => (await response.json()) as any;
 const token = (key: string) => ({ 'x-subscription-token': key });
 
 /** A GET of the search route with these parameters and headers. */
-const braveGet = (bench: SearchDialectBench, params: Record<string, string>, headers: Record<string, string> = token(TEST_KEY)) =>
+const braveGet = (bench: DialectBench, params: Record<string, string>, headers: Record<string, string> = token(TEST_KEY)) =>
   fetch(`${bench.gateway.url}${PATH}?${new URLSearchParams(params)}`, { headers });
-
-/** What the search upstream was last asked. */
-const lastUpstreamBody = (bench: SearchDialectBench) => bench.upstream.requests.at(-1)?.body;
 
 /**
  * A Brave error: the status, exactly Brave's ErrorResponse with the log_id as error.id, and the
@@ -45,7 +52,7 @@ async function expectBraveError(t: ExecutionContext, response: Response, status:
 }
 
 test('GET answers in Brave\'s shape: the web section with every field its clients read', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const response = await braveGet(bench, { q: 'postgres vacuum', extra_snippets: 'True' });
   t.is(response.status, 200);
   const body = await json(response);
@@ -77,7 +84,7 @@ test('GET answers in Brave\'s shape: the web section with every field its client
       meta_url: { scheme: 'https', netloc: 'shop.example.com', hostname: 'shop.example.com', path: '/vacuums' },
     },
   ]);
-  t.deepEqual(lastUpstreamBody(bench), { query: 'postgres vacuum', count: 20, freshness: 'noLimit' }, "Brave's default count is 20");
+  t.deepEqual(bench.upstream.lastBody(), { query: 'postgres vacuum', count: 20, freshness: 'noLimit' }, "Brave's default count is 20");
   t.regex(response.headers.get('x-log-id') ?? '', /^[0-9a-f]{32}$/);
   t.is(response.headers.get('x-cache'), 'MISS');
   t.is(response.headers.get('x-ratelimit-limit'), null, 'an operator key has no allowance, hence no rate headers');
@@ -88,15 +95,15 @@ test('GET answers in Brave\'s shape: the web section with every field its client
 });
 
 test('POST takes a JSON body (query-string parameters count too, the body wins); nulls are absent; unknown fields are ignored', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const response = await postJson(bench.gateway, `${PATH}?count=7&offset=0`, { q: 'postgres', count: 3, freshness: null, offset: null, country: 'de', novel: 1 }, token(TEST_KEY));
   t.is(response.status, 200);
   t.is((await json(response)).web.results.length, 3);
-  t.deepEqual(lastUpstreamBody(bench), { query: 'postgres', count: 3, freshness: 'noLimit' });
+  t.deepEqual(bench.upstream.lastBody(), { query: 'postgres', count: 3, freshness: 'noLimit' });
 
   const bodyOnly = await postJson(bench.gateway, PATH, { q: 'postgres', count: null }, token(TEST_KEY));
   t.is(bodyOnly.status, 200);
-  t.is(lastUpstreamBody(bench).count, 20);
+  t.is(bench.upstream.lastBody().count, 20);
 
   const invalid = await postJson(bench.gateway, PATH, { q: 'postgres', count: 'many' }, token(TEST_KEY));
   const error = await expectBraveError(t, invalid, 422, 'VALIDATION');
@@ -104,17 +111,17 @@ test('POST takes a JSON body (query-string parameters count too, the body wins);
 });
 
 test("litellm's GET: a JSON Content-Type without a body, include_fetch_metadata=True, and its (q) AND (site:…) wrapper", async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const params = new URLSearchParams({ q: '(postgres vacuum) AND (site:postgresql.org OR site:wiki.example.org)', include_fetch_metadata: 'True', count: '3' });
   const response = await fetch(`${bench.gateway.url}${PATH}?${params}`, {
     headers: { ...token(TEST_KEY), 'content-type': 'application/json', accept: 'application/json' },
   });
   t.is(response.status, 200);
-  t.deepEqual(lastUpstreamBody(bench), { query: 'postgres vacuum', count: 3, freshness: 'noLimit', includeDomains: ['postgresql.org', 'wiki.example.org'] });
+  t.deepEqual(bench.upstream.lastBody(), { query: 'postgres vacuum', count: 3, freshness: 'noLimit', includeDomains: ['postgresql.org', 'wiki.example.org'] });
 });
 
 test('a GET that declares an empty body of another type is still a search: GET ignores Content-Type', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const status = await new Promise<number>((resolve, reject) => {
     const request = httpRequest(`${bench.gateway.url}${PATH}?q=plain`, { headers: { ...token(TEST_KEY), 'content-type': 'text/plain', 'content-length': '0' } }, (res) => {
       res.resume();
@@ -127,11 +134,11 @@ test('a GET that declares an empty body of another type is still a search: GET i
 });
 
 test('site: operators become domain filters unless operators=false; inline Goggles discard sites', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const upstreamSees = async (params: Record<string, string>) => {
     const response = await braveGet(bench, params);
     t.is(response.status, 200, JSON.stringify(await response.clone().json()));
-    return lastUpstreamBody(bench);
+    return bench.upstream.lastBody();
   };
   t.like(await upstreamSees({ q: 'vacuum site:postgresql.org -site:shop.example.com' }), {
     query: 'vacuum',
@@ -149,10 +156,10 @@ test('site: operators become domain filters unless operators=false; inline Goggl
 });
 
 test('freshness: pd/pw/pm/py as presets, YYYY-MM-DDtoYYYY-MM-DD as a day range; anything else is 422 VALIDATION', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   for (const [freshness, expected] of [['pd', 'oneDay'], ['pw', 'oneWeek'], ['pm', 'oneMonth'], ['py', 'oneYear'], ['2024-01-05to2024-02-01', '2024-01-05..2024-02-01']]) {
     t.is((await braveGet(bench, { q: `fresh ${freshness}`, freshness: freshness! })).status, 200);
-    t.is(lastUpstreamBody(bench).freshness, expected, freshness);
+    t.is(bench.upstream.lastBody().freshness, expected, freshness);
   }
   for (const freshness of ['yesterday', '2024-02-01to2024-01-05', '2024-13-01to2024-12-01']) {
     const error = await expectBraveError(t, await braveGet(bench, { q: 'fresh', freshness }), 422, 'VALIDATION');
@@ -161,13 +168,13 @@ test('freshness: pd/pw/pm/py as presets, YYYY-MM-DDtoYYYY-MM-DD as a day range; 
 });
 
 test('an impossible day in a freshness range is 422 VALIDATION, not the next month', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   await expectBraveError(t, await braveGet(bench, { q: 'fresh', freshness: '2024-02-30to2024-03-05' }), 422, 'VALIDATION');
 });
 
 test('count above 20 is served as 20; offset is a page index (offset × count); past page 9 the page is empty', async (t) => {
-  const bench = await searchDialectBench(t);
-  answerNumbered(bench);
+  const bench = await dialectBench(t);
+  bench.upstream.answer(numberedResults);
   const page = async (params: Record<string, string>) => {
     const response = await braveGet(bench, { q: 'numbers', ...params });
     t.is(response.status, 200);
@@ -179,7 +186,7 @@ test('count above 20 is served as 20; offset is a page index (offset × count); 
 
   const second = await page({ count: '2', offset: '1' });
   t.deepEqual(second.web.results.map((result: any) => result.title), ['Result 2', 'Result 3']);
-  t.is(lastUpstreamBody(bench).count, 4, 'the gateway gathers the results up to the end of the page');
+  t.is(bench.upstream.lastBody().count, 4, 'the gateway gathers the results up to the end of the page');
   t.true(second.query.more_results_available);
 
   const last = await page({ count: '2', offset: '9' });
@@ -194,10 +201,10 @@ test('count above 20 is served as 20; offset is a page index (offset × count); 
 });
 
 test('result_filter without web leaves the web section out; no results, no web section (never null)', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   t.deepEqual(Object.keys(await json(await braveGet(bench, { q: 'postgres', result_filter: 'news,videos' }))), ['type', 'query']);
   t.truthy((await json(await braveGet(bench, { q: 'postgres', result_filter: 'news, Web' }))).web);
-  bench.upstream.answer(reply(200, searchEnvelope([])));
+  bench.upstream.answer(searchOk([]));
   t.deepEqual(await json(await braveGet(bench, { q: 'nothing at all' })), { type: 'search', query: { original: 'nothing at all', more_results_available: false } });
 });
 
@@ -215,7 +222,7 @@ test("search_lang reaches the upstream as the request's language: through search
 });
 
 test('the key: X-Subscription-Token first, then Bearer; missing is 422 VALIDATION naming the header', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const { key } = await bench.accountKey();
   t.is((await braveGet(bench, { q: 'a' }, token(key))).status, 200);
   t.is((await braveGet(bench, { q: 'b' }, { authorization: `Bearer ${key}` })).status, 200);
@@ -232,7 +239,7 @@ test('the key: X-Subscription-Token first, then Bearer; missing is 422 VALIDATIO
 });
 
 test('§7.6: deleted key, disabled account, invalid request (before the key is looked at), not charged', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const account = await bench.accountKey({ dailyAllowance: 10 });
 
   const missingQ = await expectBraveError(t, await braveGet(bench, { count: '3' }, token('sg_not_a_key')), 422, 'VALIDATION');
@@ -250,9 +257,7 @@ test('§7.6: deleted key, disabled account, invalid request (before the key is l
   t.regex(disabled.detail, /^account "client-1" is disabled/);
   t.deepEqual(disabled.meta, { component: 'authentication' });
 
-  const other = await bench.accountKey();
-  await other.deleteKey();
-  const deletedResponse = await braveGet(bench, { q: 'x' }, token(other.key));
+  const deletedResponse = await braveGet(bench, { q: 'x' }, token(bench.keys.deleted));
   const deleted = await expectBraveError(t, deletedResponse, 422, 'SUBSCRIPTION_TOKEN_INVALID');
   t.regex(deleted.detail, /^The provided subscription token is invalid\. \(searchgate: API key sg_\w+… has been deleted/);
   t.regex(deletedResponse.statusText, /^Unprocessable Entity - API key sg_\w+ has been deleted/, 'printable ASCII only');
@@ -260,7 +265,7 @@ test('§7.6: deleted key, disabled account, invalid request (before the key is l
 });
 
 test("account answers carry Brave's two-window rate headers: per second and per day, reset in seconds", async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   bench.clock.now = NOON;
   const { key } = await bench.accountKey({ dailyAllowance: 100, ratePerSecond: 5 });
   const first = await braveGet(bench, { q: 'one' }, token(key));
@@ -275,14 +280,14 @@ test("account answers carry Brave's two-window rate headers: per second and per 
   t.deepEqual(rateHeaders(await braveGet(bench, { q: 'three' }, token(daily))), { limit: '100', policy: '100;w=86400', remaining: '99', reset: String(HALF_DAY_SECONDS) });
 
   // A failure after the charge carries them too (its charge is refunded, not shown until the next answer).
-  bench.upstream.answer(reply(500, { code: 500, msg: 'boom' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.failure);
   const failed = await braveGet(bench, { q: 'four' }, token(key));
   t.is(failed.status, 502);
   t.deepEqual(rateHeaders(failed), { limit: '5, 100', policy: '5;w=1, 100;w=86400', remaining: '2, 97', reset: `1, ${HALF_DAY_SECONDS}` });
 });
 
 test('429 RATE_LIMITED and QUOTA_LIMITED carry the limits in meta and in the rate headers', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   bench.clock.now = NOON;
   const { key } = await bench.accountKey({ dailyAllowance: 100, ratePerSecond: 1 });
   t.is((await braveGet(bench, { q: 'one' }, token(key))).status, 200);
@@ -308,21 +313,21 @@ test('429 RATE_LIMITED and QUOTA_LIMITED carry the limits in meta and in the rat
 });
 
 test('upstream failures: 502 and 503 UPSTREAM_ERROR, 504 UPSTREAM_TIMEOUT, with the README wording', async (t) => {
-  const bench = await searchDialectBench(t);
-  bench.upstream.answer(reply(500, { code: 500, msg: 'boom' }));
+  const bench = await dialectBench(t, { timeoutMs: STALL_TIMEOUT_MS });
+  bench.upstream.answer(UPSTREAM_FAILURES.failure);
   const failed = await expectBraveError(t, await braveGet(bench, { q: 'fails' }), 502, 'UPSTREAM_ERROR');
   t.deepEqual(failed.meta, {});
-  bench.upstream.answer(stall());
+  bench.upstream.answer(UPSTREAM_FAILURES.timeout);
   await expectBraveError(t, await braveGet(bench, { q: 'stalls' }), 504, 'UPSTREAM_TIMEOUT');
   // Last: a rate-limited upstream is paused, so every search after it is 503.
-  bench.upstream.answer(reply(429, { code: 429, msg: 'slow down' }, { 'retry-after': '30' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.unavailable);
   const unavailable = await braveGet(bench, { q: 'limited' });
   await expectBraveError(t, unavailable, 503, 'UPSTREAM_ERROR');
   t.is(unavailable.headers.get('retry-after'), '30');
 });
 
 test('404 and 405 under /brave in Brave\'s shape, naming the route served; the key never leaks', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const { key } = await bench.accountKey();
   const notFound = await expectBraveError(t, await fetch(`${bench.gateway.url}/brave/res/v1/news/search?q=x`, { headers: token(key) }), 404, 'NOT_FOUND');
   t.regex(notFound.detail, /GET\|POST \/brave\/res\/v1\/web\/search/);
@@ -340,7 +345,7 @@ test('404 and 405 under /brave in Brave\'s shape, naming the route served; the k
 });
 
 test('the embedded default: a Brave search answered from the local index', async (t) => {
-  const gateway = await localIndexGateway(t);
+  const gateway = await embeddedDefaultGateway(t);
   const response = await fetch(`${gateway.url}${PATH}?q=vacuuming&count=5&search_lang=en`, { headers: token(TEST_KEY) });
   t.is(response.status, 200);
   const body = await json(response);

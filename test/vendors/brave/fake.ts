@@ -17,8 +17,10 @@
  *   https://api.search.brave.com/app/documentation/web-search/response-headers.
  */
 import type { ServerResponse } from 'node:http';
+import type { ExecutionContext } from 'ava';
 import { rawReply, stall } from '../../helpers/faults.js';
 import { sendJson } from '../../helpers/gateway.js';
+import { searchGateway } from '../../helpers/provider-gateways.js';
 import { DAY_MS, hostOf, paramsOf, pathOf, startVendorFake, withinSite } from '../../helpers/vendor-fake.js';
 
 export const BRAVE_KEY = 'BSAf4jzyvMArBuKsqwq8mtlzTESTKEY';
@@ -155,4 +157,19 @@ export async function startFakeBrave(options: { corpus?: readonly BraveDocument[
     },
     answer: (request, res) => searchReply(paramsOf(request), corpus, now(), res),
   });
+}
+
+/**
+ * A gateway whose search chain is searchgate's Brave provider calling a Brave fake, for the dialect
+ * tests (Brave's, Bing's) that must see what reached an upstream beyond the searchgate-compatible
+ * request, the language; both go when the test ends.
+ */
+export async function braveBackedGateway(t: ExecutionContext) {
+  const brave = await startFakeBrave();
+  const gateway = await searchGateway(t, brave, 'brave', { type: 'brave', baseUrl: brave.url, apiKey: BRAVE_KEY });
+  return {
+    gateway,
+    /** The search_lang of the last search that reached the fake. */
+    lastSearchLanguage: () => brave.params(brave.requests.length - 1).get('search_lang'),
+  };
 }

@@ -8,21 +8,23 @@ import test, { type ExecutionContext } from 'ava';
 import { Exa, ExaError } from 'exa-js';
 import type { PageFailure } from '../../../src/providers/types.js';
 import { crawlError, pageFailureOf } from '../../../src/vendors/exa/wire.js';
-import { reply, stall } from '../../helpers/faults.js';
-import { searchEnvelope, startGateway, TEST_KEY } from '../../helpers/gateway.js';
+import { searchOk } from '../../helpers/faults.js';
+import { startGateway, TEST_KEY } from '../../helpers/gateway.js';
 import {
   ARTICLE_SENTENCES,
   ARTICLE_TITLE,
+  dialectBench,
   embeddedDefaultGateway,
   INDEXED_PAGE,
+  json,
   leakSurfaces,
   postJson,
-  searchDialectBench,
+  STALL_TIMEOUT_MS,
+  UPSTREAM_FAILURES,
   UPSTREAM_RESULTS,
   utcDay,
-} from '../../helpers/search-dialect-bench.js';
+} from '../../helpers/dialect-bench.js';
 
-const json = async (response: Response) => (await response.json()) as any;
 const apiKey = (key: string) => ({ 'x-api-key': key });
 
 /** The upstream's results with page text of their own, so that text mode needs no fetch. */
@@ -41,7 +43,7 @@ async function expectExaError(t: ExecutionContext, response: Response, status: n
 }
 
 test('search answers in Exa\'s shape: id, url, title ("" when unknown), publishedDate (or null), author null, requestId', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const response = await bench.gateway.post('/exa/search', { query: 'postgres vacuum', numResults: 3 }, apiKey(TEST_KEY));
   t.is(response.status, 200);
   const body = await json(response);
@@ -59,8 +61,8 @@ test('search answers in Exa\'s shape: id, url, title ("" when unknown), publishe
 });
 
 test('search request fields map onto searchgate\'s search: numResults, domains, published dates, contents (new and legacy shapes), nulls', async (t) => {
-  const bench = await searchDialectBench(t);
-  bench.upstream.answer(reply(200, searchEnvelope(WITH_TEXT)));
+  const bench = await dialectBench(t);
+  bench.upstream.answer(searchOk(WITH_TEXT));
   const upstreamSees = async (body: Record<string, unknown>) => {
     const response = await bench.gateway.post('/exa/search', body, apiKey(TEST_KEY));
     t.is(response.status, 200, JSON.stringify(await response.clone().json()));
@@ -92,8 +94,8 @@ test('search request fields map onto searchgate\'s search: numResults, domains, 
 });
 
 test('search contents: text cut at maxCharacters, highlights one passage, summary extractive; includeText/excludeText filter case-insensitively', async (t) => {
-  const bench = await searchDialectBench(t);
-  bench.upstream.answer(reply(200, searchEnvelope(WITH_TEXT)));
+  const bench = await dialectBench(t);
+  bench.upstream.answer(searchOk(WITH_TEXT));
   const body = await json(
     await bench.gateway.post(
       '/exa/search',
@@ -116,7 +118,7 @@ test('search contents: text cut at maxCharacters, highlights one passage, summar
 });
 
 test('the key: x-api-key first, then Bearer; never logged or measured', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const client = await bench.accountKey({ dailyAllowance: 5 });
   const search = (headers: Record<string, string>) => postJson(bench.gateway, '/exa/search', { query: 'q' }, headers);
   const viaHeader = await search(apiKey(client.key));
@@ -129,15 +131,13 @@ test('the key: x-api-key first, then Bearer; never logged or measured', async (t
 });
 
 test('§7.5: keys, accounts, invalid requests and allowances answer Exa\'s statuses, messages and tags; refusals are not charged', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const search = (headers: Record<string, string>, body: unknown = { query: 'q' }) => postJson(bench.gateway, '/exa/search', body, headers);
 
   const missing = await search({});
   t.is(await expectExaError(t, missing, 401, 'INVALID_API_KEY'), 'Missing API key (searchgate: no API key: send the x-api-key header)');
   t.true(missing.statusText.startsWith('Unauthorized - no API key'), missing.statusText);
-  const deleted = await bench.accountKey();
-  await deleted.deleteKey();
-  t.regex(await expectExaError(t, await search(apiKey(deleted.key)), 401, 'INVALID_API_KEY'), /^Invalid API key \(searchgate: API key sg_\w+… has been deleted/);
+  t.regex(await expectExaError(t, await search(apiKey(bench.keys.deleted)), 401, 'INVALID_API_KEY'), /^Invalid API key \(searchgate: API key sg_\w+… has been deleted/);
   const disabled = await bench.accountKey();
   await disabled.disableAccount();
   t.regex(await expectExaError(t, await search(apiKey(disabled.key)), 403, 'ACCESS_DENIED'), /account "client-\d+" is disabled/);
@@ -177,20 +177,20 @@ test('§7.5: keys, accounts, invalid requests and allowances answer Exa\'s statu
 });
 
 test('§7.5: upstream failures are 502 and 503 UPSTREAM_ERROR, 504 UPSTREAM_TIMEOUT', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t, { timeoutMs: STALL_TIMEOUT_MS });
   const search = (query: string) => bench.gateway.post('/exa/search', { query }, apiKey(TEST_KEY));
-  bench.upstream.answer(reply(500, { code: 500, msg: 'boom' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.failure);
   await expectExaError(t, await search('fails'), 502, 'UPSTREAM_ERROR');
-  bench.upstream.answer(stall());
+  bench.upstream.answer(UPSTREAM_FAILURES.timeout);
   t.regex(await expectExaError(t, await search('stalls'), 504, 'UPSTREAM_TIMEOUT'), /timed out/);
-  bench.upstream.answer(reply(429, { code: 429, msg: 'slow down' }, { 'retry-after': '30' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.unavailable);
   const unavailable = await search('rate limited upstream');
   await expectExaError(t, unavailable, 503, 'UPSTREAM_ERROR');
   t.is(unavailable.headers.get('retry-after'), '30');
 });
 
 test('under /exa, an unknown path (404, naming the served routes), a wrong method (405 with Allow), a body too large (413) or not JSON (415) answer in Exa\'s shape', async (t) => {
-  const bench = await searchDialectBench(t, { config: { server: { maxBodyBytes: 1024 } } });
+  const bench = await dialectBench(t, { config: { server: { maxBodyBytes: 1024 } } });
   t.is(
     await expectExaError(t, await bench.gateway.post('/exa/answer', { query: 'q' }, apiKey(TEST_KEY)), 404, 'NOT_FOUND'),
     'no route for POST /exa/answer; searchgate serves POST /exa/search, POST /exa/contents here',
@@ -204,7 +204,7 @@ test('under /exa, an unknown path (404, naming the served routes), a wrong metho
 });
 
 test('contents: text per URL found, a status per URL requested (CRAWL_NOT_FOUND with the page\'s status…); charged once', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const client = await bench.accountKey({ dailyAllowance: 10 });
   const urls = [bench.pages.article, bench.pages.missing, bench.pages.refused, 'ftp://example.org/file'];
   const response = await bench.gateway.post('/exa/contents', { urls, text: true }, apiKey(client.key));
@@ -238,12 +238,12 @@ test('contents: text per URL found, a status per URL requested (CRAWL_NOT_FOUND 
 });
 
 test('contents: livecrawlTimeout (ms) bounds the wait (CRAWL_TIMEOUT); a refused address is SOURCE_NOT_AVAILABLE', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const slow = await json(await bench.gateway.post('/exa/contents', { urls: [bench.pages.slow], livecrawlTimeout: 300 }, apiKey(TEST_KEY)));
   t.deepEqual(slow.statuses, [{ id: bench.pages.slow, status: 'error', error: { tag: 'CRAWL_TIMEOUT', httpStatusCode: 408 } }]);
   t.deepEqual(slow.results, []);
 
-  const strict = await searchDialectBench(t, { local: { allowPrivateNetworks: false } });
+  const strict = await dialectBench(t, { local: { allowPrivateNetworks: false } });
   const blocked = await json(await strict.gateway.post('/exa/contents', { urls: [strict.pages.article] }, apiKey(TEST_KEY)));
   t.deepEqual(blocked.statuses, [{ id: strict.pages.article, status: 'error', error: { tag: 'SOURCE_NOT_AVAILABLE', httpStatusCode: 403 } }]);
 });
@@ -268,7 +268,7 @@ test('statuses tags: what the dialect writes, the provider reads back; an unknow
 });
 
 test('searchgate\'s own exa provider, pointed at this dialect, searches and fetches contents through it (both directions share wire.ts)', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const front = await startGateway({
     providers: { 'exa-up': { type: 'exa', baseUrl: `${bench.gateway.url}/exa`, apiKey: TEST_KEY } },
     search: { chain: ['exa-up'] },
@@ -289,8 +289,8 @@ test('searchgate\'s own exa provider, pointed at this dialect, searches and fetc
 });
 
 test('exa-js: search, getContents, and an ExaError with the status and message for a deleted key and a spent allowance', async (t) => {
-  const bench = await searchDialectBench(t);
-  bench.upstream.answer(reply(200, searchEnvelope(WITH_TEXT)));
+  const bench = await dialectBench(t);
+  bench.upstream.answer(searchOk(WITH_TEXT));
   const client = await bench.accountKey({ dailyAllowance: 3 });
   const base = `${bench.gateway.url}/exa`;
   const exa = new Exa(client.key, base);
@@ -306,9 +306,7 @@ test('exa-js: search, getContents, and an ExaError with the status and message f
   const spent = await t.throwsAsync(exa.search('one too many'), { instanceOf: ExaError });
   t.is(spent?.statusCode, 402);
   t.regex(spent?.message ?? '', /^daily allowance exhausted/);
-  const deleted = await bench.accountKey();
-  await deleted.deleteKey();
-  const refused = await t.throwsAsync(new Exa(deleted.key, base).search('q'), { instanceOf: ExaError });
+  const refused = await t.throwsAsync(new Exa(bench.keys.deleted, base).search('q'), { instanceOf: ExaError });
   t.is(refused?.statusCode, 401);
   t.regex(refused?.message ?? '', /^Invalid API key \(searchgate: API key .+ has been deleted/);
 });

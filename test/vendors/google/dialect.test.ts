@@ -4,17 +4,26 @@
  * google-api-python-client sends cse.list (key= and alt=json on every call, integers as strings).
  */
 import test, { type ExecutionContext } from 'ava';
-import type { DialectInput, DialectTools, SearchRoute } from '../../../src/dialects/types.js';
+import type { DialectTools, SearchRoute } from '../../../src/dialects/types.js';
 import type { WebSearchRequest } from '../../../src/api/validate.js';
 import type { GatewayResult, SearchOutcome } from '../../../src/gateway/search.js';
 import { googleDialect } from '../../../src/vendors/google/dialect.js';
 import type { GoogleErrorBody, GoogleSearchResponse } from '../../../src/vendors/google/wire.js';
 import { TEST_KEY } from '../../helpers/gateway.js';
-import { DIALECT_RESULTS, dialectGateway, expectKeysNowhere, limitRefusals, TIMEOUT_CONFIG, UPSTREAM_TOTAL } from '../../helpers/search-dialect-gateway.js';
-import { embeddedDefaultGateway, INDEXED_PAGE } from '../../helpers/search-dialect-bench.js';
-
-const DAY_MS = 86_400_000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+import { DAY_MS } from '../../helpers/vendor-fake.js';
+import {
+  dialectBench,
+  embeddedDefaultGateway,
+  expectKeysNowhere,
+  INDEXED_PAGE,
+  limitRefusals,
+  PAGED,
+  PAGED_RESULTS,
+  PAGED_TOTAL,
+  readRequest,
+  STALL_TIMEOUT_MS,
+  utcDay,
+} from '../../helpers/dialect-bench.js';
 const [searchRoute, siterestrictRoute] = googleDialect.routes;
 
 /** GET cse.list as google-api-python-client sends it. */
@@ -33,13 +42,10 @@ async function expectGoogleError(t: ExecutionContext, response: Response, status
   return error;
 }
 
-function readOf(query: Record<string, string>) {
-  const input: DialectInput = { method: 'GET', query, body: {}, header: () => undefined };
-  return searchRoute!.read(input, { now: Date.now } as DialectTools).request as Record<string, any>;
-}
+const readOf = (query: Record<string, string>) => readRequest(searchRoute!, { method: 'GET', query });
 
 test('cse.list answers Google\'s Search resource: url template, queries, searchInformation, items; no key anywhere in it', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   const response = await cseList(gateway.url, `q=postgres+vacuum&cx=017576662512468239146%3Aomuauf_lfve&num=5&key=${key}`);
   t.is(response.status, 200);
   const text = await response.text();
@@ -51,7 +57,7 @@ test('cse.list answers Google\'s Search resource: url template, queries, searchI
   });
   const request = {
     title: 'searchgate',
-    totalResults: String(UPSTREAM_TOTAL),
+    totalResults: String(PAGED_TOTAL),
     searchTerms: 'postgres vacuum',
     count: 5,
     startIndex: 1,
@@ -70,12 +76,12 @@ test('cse.list answers Google\'s Search resource: url template, queries, searchI
     kind: 'customsearch#result',
     title: 'Routine Vacuuming',
     htmlTitle: 'Routine Vacuuming',
-    link: DIALECT_RESULTS[0]!.url as string,
+    link: PAGED_RESULTS[0]!.url as string,
     displayLink: 'www.postgresql.org',
     snippet: 'PostgreSQL databases require periodic maintenance known as vacuuming.',
     htmlSnippet: 'PostgreSQL databases require periodic maintenance known as vacuuming.',
-    formattedUrl: DIALECT_RESULTS[0]!.url as string,
-    htmlFormattedUrl: DIALECT_RESULTS[0]!.url as string,
+    formattedUrl: PAGED_RESULTS[0]!.url as string,
+    htmlFormattedUrl: PAGED_RESULTS[0]!.url as string,
     pagemap: { metatags: [{ 'article:published_time': '2024-11-14T00:00:00.000Z' }] },
   });
   t.like(body.items![1], { title: '', snippet: '', link: 'https://untitled.example/page', displayLink: 'untitled.example' });
@@ -87,7 +93,7 @@ test('cse.list answers Google\'s Search resource: url template, queries, searchI
 });
 
 test('keys: key= first, then X-Goog-Api-Key, then Bearer; the logged query says key=[REDACTED]', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   const answers: string[] = [];
   for (const [query, headers] of [
     [`q=x&cx=any&key=${key}`, { 'x-goog-api-key': 'sk-not-a-key-000', authorization: 'Bearer sk-not-a-key-000' }],
@@ -107,7 +113,7 @@ test('keys: key= first, then X-Goog-Api-Key, then Bearer; the logged query says 
 });
 
 test('the siterestrict route answers alike, with its own URL template', async (t) => {
-  const { gateway } = await dialectGateway(t);
+  const { gateway } = await dialectBench(t, PAGED);
   const response = await cseList(gateway.url, `q=postgres&cx=any&num=2&key=${TEST_KEY}`, {}, '/google/customsearch/v1/siterestrict');
   t.is(response.status, 200);
   const body = (await response.json()) as GoogleSearchResponse;
@@ -116,9 +122,9 @@ test('the siterestrict route answers alike, with its own URL template', async (t
 });
 
 test('start pages (R10): offset start − 1; no items and no nextPage past the results; nothing past the 100th result', async (t) => {
-  const { gateway, upstreamBodies } = await dialectGateway(t);
+  const { gateway, upstream: { bodies: upstreamBodies } } = await dialectBench(t, PAGED);
   const page = (await (await cseList(gateway.url, `q=x&cx=any&num=5&start=11&key=${TEST_KEY}`)).json()) as GoogleSearchResponse;
-  t.deepEqual(page.items!.map((item) => item.link), DIALECT_RESULTS.slice(10, 15).map((result) => result.url));
+  t.deepEqual(page.items!.map((item) => item.link), PAGED_RESULTS.slice(10, 15).map((result) => result.url));
   t.is(page.queries.nextPage![0]!.startIndex, 16);
   t.is(upstreamBodies()[0]!.count, 15);
   const past = (await (await cseList(gateway.url, `q=x&cx=any&start=41&key=${TEST_KEY}`)).json()) as GoogleSearchResponse;
@@ -160,8 +166,8 @@ test('the request read: site: operators (R8), siteSearch, exactTerms and exclude
     ['w1', 'oneWeek'],
     ['m1', 'oneMonth'],
     ['y1', 'oneYear'],
-    ['d7', `${isoDay(now - 7 * DAY_MS)}..${isoDay(now)}`],
-    ['w2', `${isoDay(now - 14 * DAY_MS)}..${isoDay(now)}`],
+    ['d7', `${utcDay(now - 7 * DAY_MS)}..${utcDay(now)}`],
+    ['w2', `${utcDay(now - 14 * DAY_MS)}..${utcDay(now)}`],
   ]) {
     t.is(readOf({ q: 'x', cx: 'any', dateRestrict: dateRestrict! }).freshness.raw, raw, dateRestrict);
   }
@@ -179,7 +185,7 @@ test('the request read: site: operators (R8), siteSearch, exactTerms and exclude
 });
 
 test('invalid requests are 400 INVALID_ARGUMENT before the key is looked at, and never charged (R4)', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   const cases: Array<[string, RegExp]> = [
     ['cx=any', /q is required/],
     ['q=x', /cx is required/],
@@ -210,7 +216,7 @@ test('invalid requests are 400 INVALID_ARGUMENT before the key is looked at, and
 });
 
 test('§7.10 keys: missing 403 PERMISSION_DENIED; unknown and deleted 400 API_KEY_INVALID with its ErrorInfo; disabled account 403', async (t) => {
-  const { gateway, deletedKey, disabledKey } = await dialectGateway(t);
+  const { gateway, keys: { deleted: deletedKey, disabled: disabledKey } } = await dialectBench(t, PAGED);
   const missing = await expectGoogleError(t, await cseList(gateway.url, 'q=x&cx=any'), 403, 'PERMISSION_DENIED', 'forbidden');
   t.regex(missing.message, /^Method doesn't allow unregistered callers \(callers without established identity\)\. Please use API Key or other form of API consumer identity to call this API\. \(searchgate: no API key: /);
   const errorInfo = (reason: string) => [
@@ -235,8 +241,8 @@ test('§7.10 keys: missing 403 PERMISSION_DENIED; unknown and deleted 400 API_KE
 
 test('allowance exhausted and rate limited are 429 RESOURCE_EXHAUSTED, with Retry-After and X-RateLimit-Scope', async (t) => {
   const now = Date.UTC(2026, 10, 23, 12);
-  const dialect = await dialectGateway(t, { now: () => now });
-  const { exhausted, limited } = await limitRefusals(t, dialect, (key, q) => cseList(dialect.gateway.url, `q=${q}&cx=any&key=${key}`));
+  const bench = await dialectBench(t, { ...PAGED, now });
+  const { exhausted, limited } = await limitRefusals(t, bench, (key, q) => cseList(bench.gateway.url, `q=${q}&cx=any&key=${key}`));
   const quota = await expectGoogleError(t, exhausted, 429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded');
   t.regex(quota.message, /^Quota exceeded for quota metric 'Queries' and limit 'Queries per day'\. \(searchgate: daily allowance exhausted/);
   const rate = await expectGoogleError(t, limited, 429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded');
@@ -249,7 +255,7 @@ for (const [query, status, canonical] of [
   ['timeout', 504, 'DEADLINE_EXCEEDED'],
 ] as const) {
   test(`an upstream ${query} is ${status} ${canonical} backendError, refunded`, async (t) => {
-    const { gateway, key } = await dialectGateway(t, query === 'timeout' ? { config: TIMEOUT_CONFIG } : {});
+    const { gateway, keys: { working: key } } = await dialectBench(t, query === 'timeout' ? { ...PAGED, timeoutMs: STALL_TIMEOUT_MS } : PAGED);
     await expectGoogleError(t, await cseList(gateway.url, `q=${query}&cx=any&key=${key}`), status, canonical, 'backendError');
     const next = await cseList(gateway.url, `q=fine&cx=any&key=${key}`);
     t.is(next.headers.get('x-ratelimit-remaining'), '999');
@@ -257,7 +263,7 @@ for (const [query, status, canonical] of [
 }
 
 test('404 under the prefix is NOT_FOUND naming the routes; POST is 405 with Allow', async (t) => {
-  const { gateway } = await dialectGateway(t);
+  const { gateway } = await dialectBench(t, PAGED);
   const notFound = await expectGoogleError(t, await fetch(`${gateway.url}/google/customsearch/v2?q=x&key=${TEST_KEY}`), 404, 'NOT_FOUND', 'notFound');
   t.regex(notFound.message, /^no route for GET \/google\/customsearch\/v2; searchgate serves GET \/google\/customsearch\/v1, GET \/google\/customsearch\/v1\/siterestrict here$/);
   const post = await fetch(`${gateway.url}/google/customsearch/v1?q=x&cx=any&key=${TEST_KEY}`, { method: 'POST' });

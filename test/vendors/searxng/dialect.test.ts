@@ -4,15 +4,26 @@
  * and litellm's searxng provider drive a SearXNG instance.
  */
 import test, { type ExecutionContext } from 'ava';
-import type { DialectInput, DialectRoute, DialectTools } from '../../../src/dialects/types.js';
+import type { DialectRoute } from '../../../src/dialects/types.js';
 import { searxngDialect } from '../../../src/vendors/searxng/dialect.js';
 import type { SearxngResponse } from '../../../src/vendors/searxng/wire.js';
+import { metricValue } from '../../helpers/faults.js';
 import { TEST_KEY } from '../../helpers/gateway.js';
-import { DIALECT_RESULTS, dialectGateway, expectKeysNowhere, limitRefusals, requestsCounted, TIMEOUT_CONFIG, UPSTREAM_TOTAL } from '../../helpers/search-dialect-gateway.js';
-import { embeddedDefaultGateway, INDEXED_PAGE } from '../../helpers/search-dialect-bench.js';
+import {
+  bearer,
+  dialectBench,
+  embeddedDefaultGateway,
+  expectKeysNowhere,
+  INDEXED_PAGE,
+  limitRefusals,
+  PAGED,
+  PAGED_RESULTS,
+  PAGED_TOTAL,
+  readRequest,
+  STALL_TIMEOUT_MS,
+} from '../../helpers/dialect-bench.js';
 
 const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers });
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 /** An answer's status and `{"error"}` body, held to SearXNG's error shape; returns the message. */
 async function expectSearxngError(t: ExecutionContext, response: Response, status: number): Promise<string> {
@@ -24,25 +35,22 @@ async function expectSearxngError(t: ExecutionContext, response: Response, statu
   return body.error;
 }
 
-/** The internal request a route reads from a query string (and body). */
-function readOf(route: DialectRoute, query: Record<string, string>, body: Record<string, unknown> = {}) {
-  const input: DialectInput = { method: 'GET', query, body, header: () => undefined };
-  return route.read(input, { now: Date.now } as DialectTools).request as Record<string, any>;
-}
+/** The internal request a route reads from a query string. */
+const readOf = (route: DialectRoute, query: Record<string, string>) => readRequest(route, { method: 'GET', query });
 
 test('GET /searxng/search with a Bearer key answers SearXNG JSON: every key clients read, honest defaults, R1 headers', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   const response = await get(`${gateway.url}/searxng/search?q=postgres+vacuum&format=json&language=en&categories=general&engines=google`, bearer(key));
   t.is(response.status, 200);
   const body = (await response.json()) as SearxngResponse;
   t.deepEqual(Object.keys(body).sort(), ['answers', 'corrections', 'infoboxes', 'number_of_results', 'query', 'results', 'suggestions', 'unresponsive_engines']);
   t.is(body.query, 'postgres vacuum');
-  t.is(body.number_of_results, UPSTREAM_TOTAL);
+  t.is(body.number_of_results, PAGED_TOTAL);
   for (const empty of ['answers', 'corrections', 'infoboxes', 'suggestions', 'unresponsive_engines'] as const) t.deepEqual(body[empty], []);
   t.is(body.results.length, 10, 'pages of 10');
   const [first, untitled] = body.results;
   t.deepEqual(first, {
-    url: DIALECT_RESULTS[0]!.url as string,
+    url: PAGED_RESULTS[0]!.url as string,
     title: 'Routine Vacuuming',
     content: 'PostgreSQL databases require periodic maintenance known as vacuuming.',
     engine: 'searchgate',
@@ -73,7 +81,7 @@ test('GET /searxng/search with a Bearer key answers SearXNG JSON: every key clie
 
 test('the key in the path: /searxng/{key}/search wins over Bearer, is percent-decoded once, and shows in no log line, metric or answer', async (t) => {
   const oddKey = 'sk-50%off/key+x';
-  const { gateway, key } = await dialectGateway(t, { config: { auth: { keys: [{ name: 'odd', key: oddKey }] } } });
+  const { gateway, keys: { working: key } } = await dialectBench(t, { ...PAGED, config: { auth: { keys: [{ name: 'odd', key: oddKey }] } } });
   const answers: string[] = [];
   const pathKey = await get(`${gateway.url}/searxng/${key}/search?q=vacuum&format=json`, bearer('sk-not-a-key-000'));
   answers.push(await pathKey.text());
@@ -93,14 +101,14 @@ test('the key in the path: /searxng/{key}/search wins over Bearer, is percent-de
   const logged = gateway.logLines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request');
   t.true(logged.some((line) => line.path === '/searxng/[REDACTED]/search' && line.route === '/searxng/{key}/search' && line.status === 200));
   t.true(logged.some((line) => line.path === '/searxng/[REDACTED]/serch' && line.status === 404));
-  t.is(await requestsCounted(gateway, '/searxng/{key}/search', 200), 2);
+  t.is(await metricValue(gateway, 'searchgate_http_requests_total', { route: '/searxng/{key}/search', status: '200' }), 2);
   await expectKeysNowhere(t, gateway, [key, oddKey, 'sk-not-a-key-000'], answers);
   const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
   t.false(metrics.includes('50%off'));
 });
 
 test('GET /searxng and /searxng/{key} with q are searched directly, never redirected; without q they are 404', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   for (const url of [`${gateway.url}/searxng?q=vacuum&format=json`, `${gateway.url}/searxng/${key}?q=vacuum&format=json`]) {
     const response = await fetch(url, { headers: bearer(key), redirect: 'manual' });
     t.is(response.status, 200, url);
@@ -116,7 +124,7 @@ test('GET /searxng and /searxng/{key} with q are searched directly, never redire
 });
 
 test('POST takes form fields or a JSON body, which win over the query string; explicit nulls are absent (R5)', async (t) => {
-  const { gateway, key, upstreamBodies } = await dialectGateway(t);
+  const { gateway, keys: { working: key }, upstream: { bodies: upstreamBodies } } = await dialectBench(t, PAGED);
   const form = await fetch(`${gateway.url}/searxng/search?q=ignored&pageno=9`, {
     method: 'POST',
     headers: { ...bearer(key), 'content-type': 'application/x-www-form-urlencoded' },
@@ -139,10 +147,10 @@ test('POST takes form fields or a JSON body, which win over the query string; ex
 });
 
 test('pageno asks for the next ten (R10): the upstream is asked for offset + 10, the answer holds results 11–20', async (t) => {
-  const { gateway, key, upstreamBodies } = await dialectGateway(t);
+  const { gateway, keys: { working: key }, upstream: { bodies: upstreamBodies } } = await dialectBench(t, PAGED);
   const response = await get(`${gateway.url}/searxng/search?q=vacuum&format=json&pageno=2`, bearer(key));
   const body = (await response.json()) as SearxngResponse;
-  t.deepEqual(body.results.map((result) => result.url), DIALECT_RESULTS.slice(10, 20).map((result) => result.url));
+  t.deepEqual(body.results.map((result) => result.url), PAGED_RESULTS.slice(10, 20).map((result) => result.url));
   t.deepEqual(body.results.map((result) => result.positions[0]), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
   t.is(upstreamBodies()[0]!.count, 20);
   const past = (await (await get(`${gateway.url}/searxng/search?q=vacuum&format=json&pageno=4`, bearer(key))).json()) as SearxngResponse;
@@ -162,7 +170,7 @@ test('the request read: site: operators (R8), time_range (R9), language (all and
 });
 
 test('invalid requests are refused before the key is looked at, and never charged (R4): No query 400, a format other than json 403', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   for (const bad of [key, 'sk-not-a-key-000']) {
     t.is(await expectSearxngError(t, await get(`${gateway.url}/searxng/search?format=json`, bearer(bad)), 400), 'No query');
     t.is(await expectSearxngError(t, await get(`${gateway.url}/searxng/search?q=%20&format=json`, bearer(bad)), 400), 'No query');
@@ -178,7 +186,7 @@ test('invalid requests are refused before the key is looked at, and never charge
 });
 
 test('§7.7 keys: missing 401 naming both places, unknown and deleted 401, disabled account 403, all as {"error"}', async (t) => {
-  const { gateway, deletedKey, disabledKey } = await dialectGateway(t);
+  const { gateway, keys: { deleted: deletedKey, disabled: disabledKey } } = await dialectBench(t, PAGED);
   const search = (headers: Record<string, string>, path = '/searxng/search') => get(`${gateway.url}${path}?q=x&format=json`, headers);
   t.is(
     await expectSearxngError(t, await search({}), 401),
@@ -192,8 +200,8 @@ test('§7.7 keys: missing 401 naming both places, unknown and deleted 401, disab
 
 test('allowance exhausted and rate limited are 429 with Retry-After and X-RateLimit-Scope', async (t) => {
   const now = Date.UTC(2026, 10, 23, 12);
-  const dialect = await dialectGateway(t, { now: () => now });
-  const { exhausted, limited } = await limitRefusals(t, dialect, (key, q) => get(`${dialect.gateway.url}/searxng/search?q=${q}&format=json`, bearer(key)));
+  const bench = await dialectBench(t, { ...PAGED, now });
+  const { exhausted, limited } = await limitRefusals(t, bench, (key, q) => get(`${bench.gateway.url}/searxng/search?q=${q}&format=json`, bearer(key)));
   t.regex(await expectSearxngError(t, exhausted, 429), /^daily allowance exhausted/);
   t.regex(await expectSearxngError(t, limited, 429), /^rate limit exceeded/);
 });
@@ -204,7 +212,7 @@ for (const [query, status, message] of [
   ['timeout', 504, /time/],
 ] as const) {
   test(`an upstream ${query} is ${status} with an error body, never a 200 with unresponsive_engines, and is refunded`, async (t) => {
-    const { gateway, key } = await dialectGateway(t, query === 'timeout' ? { config: TIMEOUT_CONFIG } : {});
+    const { gateway, keys: { working: key } } = await dialectBench(t, query === 'timeout' ? { ...PAGED, timeoutMs: STALL_TIMEOUT_MS } : PAGED);
     const response = await get(`${gateway.url}/searxng/search?q=${query}&format=json`, bearer(key));
     t.regex(await expectSearxngError(t, response, status), message);
     if (status === 503) t.is(response.headers.get('retry-after'), '30');
@@ -214,7 +222,7 @@ for (const [query, status, message] of [
 }
 
 test('404 under the prefix names the routes; a wrong method is 405 with Allow; both as {"error"}', async (t) => {
-  const { gateway } = await dialectGateway(t);
+  const { gateway } = await dialectBench(t, PAGED);
   t.regex(await expectSearxngError(t, await get(`${gateway.url}/searxng/search/images`), 404), /^no route for GET \/searxng\/search\/images; searchgate serves/);
   const wrongMethod = await fetch(`${gateway.url}/searxng/search`, { method: 'DELETE', headers: bearer(TEST_KEY) });
   t.regex(await expectSearxngError(t, wrongMethod, 405), /method DELETE is not allowed/);
@@ -222,7 +230,7 @@ test('404 under the prefix names the routes; a wrong method is 405 with Allow; b
 });
 
 test('an operator key is charged nothing and gets no allowance headers', async (t) => {
-  const { gateway } = await dialectGateway(t);
+  const { gateway } = await dialectBench(t, PAGED);
   const response = await get(`${gateway.url}/searxng/search?q=vacuum&format=json`, bearer(TEST_KEY));
   t.is(response.status, 200);
   t.is(response.headers.get('x-ratelimit-limit'), null);

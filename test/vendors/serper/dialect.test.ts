@@ -4,23 +4,26 @@
  * LangChain's GoogleSerperAPIWrapper (query parameters, an empty body) drive google.serper.dev.
  */
 import test, { type ExecutionContext } from 'ava';
-import type { DialectInput, DialectTools } from '../../../src/dialects/types.js';
 import { serperDialect } from '../../../src/vendors/serper/dialect.js';
 import type { SerperError, SerperResponse } from '../../../src/vendors/serper/wire.js';
 import { TEST_KEY } from '../../helpers/gateway.js';
-import { DIALECT_RESULTS, dialectGateway, expectKeysNowhere, limitRefusals, TIMEOUT_CONFIG } from '../../helpers/search-dialect-gateway.js';
-import { embeddedDefaultGateway, INDEXED_PAGE } from '../../helpers/search-dialect-bench.js';
-
-const DAY_MS = 86_400_000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+import { DAY_MS } from '../../helpers/vendor-fake.js';
+import {
+  dialectBench,
+  embeddedDefaultGateway,
+  expectKeysNowhere,
+  INDEXED_PAGE,
+  limitRefusals,
+  PAGED,
+  PAGED_RESULTS,
+  postJson as postJsonTo,
+  readRequest,
+  STALL_TIMEOUT_MS,
+  utcDay,
+} from '../../helpers/dialect-bench.js';
 
 /** POST /serper/search as litellm sends it: a JSON body. */
-const postJson = (url: string, body: unknown, headers: Record<string, string>) =>
-  fetch(`${url}/serper/search`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+const postJson = (url: string, body: unknown, headers: Record<string, string>) => postJsonTo({ url }, '/serper/search', body, headers);
 
 /** POST /serper/search as LangChain sends it: query parameters, Content-Type JSON, no body. */
 const postQuery = (url: string, query: string, headers: Record<string, string>) =>
@@ -40,13 +43,10 @@ async function expectSerperError(t: ExecutionContext, response: Response, status
   return body.message;
 }
 
-function readOf(query: Record<string, string>, body: Record<string, unknown> = {}) {
-  const input: DialectInput = { method: 'POST', query, body, header: () => undefined };
-  return serperDialect.routes[0]!.read(input, { now: Date.now } as DialectTools).request as Record<string, any>;
-}
+const readOf = (query: Record<string, string>, body: Record<string, unknown> = {}) => readRequest(serperDialect.routes[0]!, { method: 'POST', query, body });
 
 test('litellm: a JSON body with X-API-KEY answers searchParameters, organic and credits', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   const response = await postJson(gateway.url, { q: 'postgres vacuum', num: 3, gl: 'us' }, { 'x-api-key': key });
   t.is(response.status, 200);
   const body = (await response.json()) as SerperResponse;
@@ -55,7 +55,7 @@ test('litellm: a JSON body with X-API-KEY answers searchParameters, organic and 
   t.deepEqual(body.organic, [
     {
       title: 'Routine Vacuuming',
-      link: DIALECT_RESULTS[0]!.url as string,
+      link: PAGED_RESULTS[0]!.url as string,
       snippet: 'PostgreSQL databases require periodic maintenance known as vacuuming.',
       date: '2024-11-14',
       position: 1,
@@ -70,7 +70,7 @@ test('litellm: a JSON body with X-API-KEY answers searchParameters, organic and 
 });
 
 test('LangChain: query parameters with an empty JSON body; hl is the language, gl is echoed; an operator key costs 0 credits', async (t) => {
-  const { gateway, upstreamBodies } = await dialectGateway(t);
+  const { gateway, upstream: { bodies: upstreamBodies } } = await dialectBench(t, PAGED);
   const response = await postQuery(gateway.url, 'q=postgres+vacuum&gl=us&hl=en&num=10', { 'x-api-key': TEST_KEY });
   t.is(response.status, 200);
   const body = (await response.json()) as SerperResponse;
@@ -83,7 +83,7 @@ test('LangChain: query parameters with an empty JSON body; hl is the language, g
 });
 
 test('the body wins over the query string; explicit nulls are absent (R5)', async (t) => {
-  const { gateway } = await dialectGateway(t);
+  const { gateway } = await dialectBench(t, PAGED);
   const response = await fetch(`${gateway.url}/serper/search?q=from+query&num=7`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
@@ -95,7 +95,7 @@ test('the body wins over the query string; explicit nulls are absent (R5)', asyn
 });
 
 test('keys: X-API-KEY first, then Bearer; never in logs, metrics or answers', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   const headerWins = await postJson(gateway.url, { q: 'x' }, { 'x-api-key': key, authorization: 'Bearer sk-not-a-key-000' });
   t.is(headerWins.status, 200);
   const bearerOnly = await postJson(gateway.url, { q: 'x' }, { authorization: `Bearer ${key}` });
@@ -106,7 +106,7 @@ test('keys: X-API-KEY first, then Bearer; never in logs, metrics or answers', as
 });
 
 test('§7.9 keys: missing, unknown, deleted and a disabled account are all 403 "Unauthorized." with the reason', async (t) => {
-  const { gateway, deletedKey, disabledKey } = await dialectGateway(t);
+  const { gateway, keys: { deleted: deletedKey, disabled: disabledKey } } = await dialectBench(t, PAGED);
   t.regex(await expectSerperError(t, await postJson(gateway.url, { q: 'x' }, {}), 403), /^Unauthorized\. \(searchgate: no API key: send "X-API-KEY: <API_KEY>"/);
   t.regex(await expectSerperError(t, await postJson(gateway.url, { q: 'x' }, { 'x-api-key': 'sk-not-a-key-000' }), 403), /^Unauthorized\. \(searchgate: invalid API key\)/);
   const deleted = await postQuery(gateway.url, 'q=x&gl=us&hl=en&num=10', { 'x-api-key': deletedKey });
@@ -117,7 +117,7 @@ test('§7.9 keys: missing, unknown, deleted and a disabled account are all 403 "
 });
 
 test('invalid requests are 400 before the key is looked at, and never charged (R4)', async (t) => {
-  const { gateway, key } = await dialectGateway(t);
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   for (const headers of [{ 'x-api-key': key }, { 'x-api-key': 'sk-not-a-key-000' }, {}] as Array<Record<string, string>>) {
     t.regex(await expectSerperError(t, await postJson(gateway.url, {}, headers), 400), /q is required/);
     t.regex(await expectSerperError(t, await postJson(gateway.url, { q: '  ' }, headers), 400), /q must not be empty or blank/);
@@ -133,9 +133,9 @@ test('invalid requests are 400 before the key is looked at, and never charged (R
 });
 
 test('num and page (R10): 51–100 are served as 50, page N starts at (N − 1) × num', async (t) => {
-  const { gateway, upstreamBodies } = await dialectGateway(t);
+  const { gateway, upstream: { bodies: upstreamBodies } } = await dialectBench(t, PAGED);
   const page = (await (await postJson(gateway.url, { q: 'x', num: 5, page: 3 }, { 'x-api-key': TEST_KEY })).json()) as SerperResponse;
-  t.deepEqual(page.organic.map((result) => result.link), DIALECT_RESULTS.slice(10, 15).map((result) => result.url));
+  t.deepEqual(page.organic.map((result) => result.link), PAGED_RESULTS.slice(10, 15).map((result) => result.url));
   t.deepEqual(page.organic.map((result) => result.position), [11, 12, 13, 14, 15]);
   t.is(upstreamBodies()[0]!.count, 15);
   t.like(readOf({}, { q: 'x', num: 100, page: 2 }), { count: 50, offset: 100 });
@@ -164,9 +164,9 @@ test('the request read: site: operators and litellm\'s wrapper (R8), tbs (R9), h
     t.is(readOf({}, { q: 'x', tbs }).freshness.raw, raw, tbs);
   }
   // N units, and hours as the whole days that cover them (day granularity, wider than asked).
-  t.is(readOf({}, { q: 'x', tbs: 'qdr:d7' }).freshness.raw, `${isoDay(now - 7 * DAY_MS)}..${isoDay(now)}`);
-  t.is(readOf({}, { q: 'x', tbs: 'qdr:h48' }).freshness.raw, `${isoDay(now - 2 * DAY_MS)}..${isoDay(now)}`);
-  t.is(readOf({}, { q: 'x', tbs: 'qdr:m2' }).freshness.raw, `${isoDay(now - 62 * DAY_MS)}..${isoDay(now)}`);
+  t.is(readOf({}, { q: 'x', tbs: 'qdr:d7' }).freshness.raw, `${utcDay(now - 7 * DAY_MS)}..${utcDay(now)}`);
+  t.is(readOf({}, { q: 'x', tbs: 'qdr:h48' }).freshness.raw, `${utcDay(now - 2 * DAY_MS)}..${utcDay(now)}`);
+  t.is(readOf({}, { q: 'x', tbs: 'qdr:m2' }).freshness.raw, `${utcDay(now - 62 * DAY_MS)}..${utcDay(now)}`);
   t.is(readOf({}, { q: 'x', hl: 'pt_BR' }).language, 'pt-BR');
   t.is(readOf({}, { q: 'x', hl: 'iw' }).language, 'he');
   t.is(readOf({}, { q: 'x' }).language, null);
@@ -174,8 +174,8 @@ test('the request read: site: operators and litellm\'s wrapper (R8), tbs (R9), h
 
 test('allowance exhausted and rate limited are 429 with Retry-After and X-RateLimit-Scope', async (t) => {
   const now = Date.UTC(2026, 10, 23, 12);
-  const dialect = await dialectGateway(t, { now: () => now });
-  const { exhausted, limited } = await limitRefusals(t, dialect, (key, q) => postJson(dialect.gateway.url, { q }, { 'x-api-key': key }));
+  const bench = await dialectBench(t, { ...PAGED, now });
+  const { exhausted, limited } = await limitRefusals(t, bench, (key, q) => postJson(bench.gateway.url, { q }, { 'x-api-key': key }));
   t.regex(await expectSerperError(t, exhausted, 429), /^daily allowance exhausted/);
   t.regex(await expectSerperError(t, limited, 429), /^rate limit exceeded/);
 });
@@ -186,7 +186,7 @@ for (const [query, status] of [
   ['timeout', 504],
 ] as const) {
   test(`an upstream ${query} is ${status} in Serper's shape, refunded`, async (t) => {
-    const { gateway, key } = await dialectGateway(t, query === 'timeout' ? { config: TIMEOUT_CONFIG } : {});
+    const { gateway, keys: { working: key } } = await dialectBench(t, query === 'timeout' ? { ...PAGED, timeoutMs: STALL_TIMEOUT_MS } : PAGED);
     const response = await postJson(gateway.url, { q: query }, { 'x-api-key': key });
     await expectSerperError(t, response, status);
     const next = await postJson(gateway.url, { q: 'fine' }, { 'x-api-key': key });
@@ -195,7 +195,7 @@ for (const [query, status] of [
 }
 
 test('404 under the prefix names the route; a wrong method is 405 with Allow; a body that is not JSON is 415', async (t) => {
-  const { gateway } = await dialectGateway(t);
+  const { gateway } = await dialectBench(t, PAGED);
   const news = await fetch(`${gateway.url}/serper/news`, { method: 'POST', headers: { 'x-api-key': TEST_KEY } });
   t.regex(await expectSerperError(t, news, 404), /^no route for POST \/serper\/news; searchgate serves GET\|POST \/serper\/search here$/);
   const wrongMethod = await fetch(`${gateway.url}/serper/search`, { method: 'PUT', headers: { 'x-api-key': TEST_KEY } });

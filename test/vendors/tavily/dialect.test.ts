@@ -9,22 +9,23 @@ import test, { type ExecutionContext } from 'ava';
 import { tavily } from '@tavily/core';
 import type { PageFailure } from '../../../src/providers/types.js';
 import { failedResultError, pageFailureOf } from '../../../src/vendors/tavily/wire.js';
-import { reply, stall } from '../../helpers/faults.js';
-import { searchEnvelope, startGateway, TEST_KEY } from '../../helpers/gateway.js';
+import { searchOk } from '../../helpers/faults.js';
+import { startGateway, TEST_KEY } from '../../helpers/gateway.js';
 import {
   ARTICLE_SENTENCES,
   ARTICLE_TITLE,
+  bearer,
+  dialectBench,
   embeddedDefaultGateway,
   INDEXED_PAGE,
+  json,
   leakSurfaces,
   postJson,
-  searchDialectBench,
+  STALL_TIMEOUT_MS,
+  UPSTREAM_FAILURES,
   UPSTREAM_RESULTS,
   utcDay,
-} from '../../helpers/search-dialect-bench.js';
-
-const json = async (response: Response) => (await response.json()) as any;
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+} from '../../helpers/dialect-bench.js';
 const UNAUTHORIZED = 'Unauthorized: missing or invalid API key.';
 
 /** A Tavily error: the status, exactly {"detail": {"error": M}} (never a top-level `error`), X-Log-Id; returns M. */
@@ -39,7 +40,7 @@ async function expectTavilyError(t: ExecutionContext, response: Response, status
 }
 
 test('search answers in Tavily\'s shape: every field its clients read, from the gateway\'s answer', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const response = await bench.gateway.post('/tavily/search', { query: 'postgres vacuum' });
   t.is(response.status, 200);
   const body = await json(response);
@@ -69,7 +70,7 @@ test('search answers in Tavily\'s shape: every field its clients read, from the 
 });
 
 test('search request fields map onto searchgate\'s search: count, domains, dates, text, nulls, ignored fields', async (t) => {
-  const bench = await searchDialectBench(t, { config: { dialects: { tavily: { rawContentMaxCharacters: 1234 } } } });
+  const bench = await dialectBench(t, { config: { dialects: { tavily: { rawContentMaxCharacters: 1234 } } } });
   const upstreamSees = async (body: Record<string, unknown>) => {
     const response = await bench.gateway.post('/tavily/search', body);
     t.is(response.status, 200, JSON.stringify(await response.clone().json()));
@@ -104,11 +105,11 @@ test('search request fields map onto searchgate\'s search: count, domains, dates
 });
 
 test('include_raw_content: each result\'s page text from the content chain, cut at the configured cap; a page without text is null', async (t) => {
-  const bench = await searchDialectBench(t, { config: { dialects: { tavily: { rawContentMaxCharacters: 90 } } } });
-  bench.upstream.answer(reply(200, searchEnvelope([
+  const bench = await dialectBench(t, { config: { dialects: { tavily: { rawContentMaxCharacters: 90 } } } });
+  bench.upstream.answer(searchOk([
     { name: 'Autovacuum', url: bench.pages.article, snippet: 'about autovacuum' },
     { name: 'Gone', url: bench.pages.missing, snippet: 'a page that is gone' },
-  ])));
+  ]));
   const body = await json(await bench.gateway.post('/tavily/search', { query: 'autovacuum', include_raw_content: 'text' }));
   const [article, missing] = body.results;
   t.is(article.url, bench.pages.article);
@@ -120,7 +121,7 @@ test('include_raw_content: each result\'s page text from the content chain, cut 
 });
 
 test('include_favicon and include_usage: favicon null on each result; usage.credits the units charged (0 for an operator key)', async (t) => {
-  const bench = await searchDialectBench(t, { config: { accounts: { weights: { webSearch: 2 } } } });
+  const bench = await dialectBench(t, { config: { accounts: { weights: { webSearch: 2 } } } });
   const client = await bench.accountKey({ dailyAllowance: 10 });
   const response = await bench.gateway.post('/tavily/search', { query: 'q', include_favicon: true, include_usage: true }, bearer(client.key));
   const body = await json(response);
@@ -135,20 +136,20 @@ test('include_favicon and include_usage: favicon null on each result; usage.cred
 });
 
 test('max_results 0 answers no results', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const response = await bench.gateway.post('/tavily/search', { query: 'nothing wanted', max_results: 0 });
   t.is(response.status, 200);
   t.deepEqual((await json(response)).results, []);
 });
 
 test('max_results 0 makes no upstream call', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   await bench.gateway.post('/tavily/search', { query: 'nothing wanted', max_results: 0 });
   t.is(bench.upstream.requests.length, 0);
 });
 
 test('the key: Bearer first, then the body api_key (LangChain\'s wrapper), which is never logged, measured or echoed', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const client = await bench.accountKey({ dailyAllowance: 5 });
   const inBody = await postJson(bench.gateway, '/tavily/search', { api_key: client.key, query: 'body key' });
   const text = await inBody.text();
@@ -168,13 +169,11 @@ test('the key: Bearer first, then the body api_key (LangChain\'s wrapper), which
 });
 
 test('§7.4: keys, accounts, invalid requests and allowances answer Tavily\'s statuses and sentences; refusals are not charged', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const search = (headers: Record<string, string>, body: unknown = { query: 'q' }) => postJson(bench.gateway, '/tavily/search', body, headers);
 
   t.is(await expectTavilyError(t, await search(bearer('sk-not-a-key-000')), 401), `${UNAUTHORIZED} (searchgate: invalid API key)`);
-  const deleted = await bench.accountKey();
-  await deleted.deleteKey();
-  const deletedReply = await search(bearer(deleted.key));
+  const deletedReply = await search(bearer(bench.keys.deleted));
   t.regex(await expectTavilyError(t, deletedReply, 401), /^Unauthorized: missing or invalid API key\. \(searchgate: API key sg_\w+… has been deleted/);
   t.regex(deletedReply.statusText, /^Unauthorized - API key sg_[0-9a-f]+ has been deleted/);
   const disabled = await bench.accountKey();
@@ -222,15 +221,15 @@ test('§7.4: keys, accounts, invalid requests and allowances answer Tavily\'s st
 });
 
 test('§7.4: upstream failures are 502, 503 (with Retry-After) and 504, and are refunded', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t, { timeoutMs: STALL_TIMEOUT_MS });
   const client = await bench.accountKey({ dailyAllowance: 10 });
   const search = (query: string) => bench.gateway.post('/tavily/search', { query }, bearer(client.key));
-  bench.upstream.answer(reply(500, { code: 500, msg: 'boom' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.failure);
   t.regex(await expectTavilyError(t, await search('fails'), 502), /up/);
-  bench.upstream.answer(stall());
+  bench.upstream.answer(UPSTREAM_FAILURES.timeout);
   t.regex(await expectTavilyError(t, await search('stalls'), 504), /timed out/);
   // Last: a rate-limited upstream is paused for its Retry-After.
-  bench.upstream.answer(reply(429, { code: 429, msg: 'slow down' }, { 'retry-after': '30' }));
+  bench.upstream.answer(UPSTREAM_FAILURES.unavailable);
   const unavailable = await search('rate limited upstream');
   t.regex(await expectTavilyError(t, unavailable, 503), /rate/);
   t.is(unavailable.headers.get('retry-after'), '30');
@@ -239,7 +238,7 @@ test('§7.4: upstream failures are 502, 503 (with Retry-After) and 504, and are 
 });
 
 test('under /tavily, an unknown path (404, naming the served routes), a wrong method (405 with Allow), a body too large (413) or not JSON (415) answer in Tavily\'s shape', async (t) => {
-  const bench = await searchDialectBench(t, { config: { server: { maxBodyBytes: 1024 } } });
+  const bench = await dialectBench(t, { config: { server: { maxBodyBytes: 1024 } } });
   const crawl = await bench.gateway.post('/tavily/crawl', { url: 'https://example.org' });
   t.is(await expectTavilyError(t, crawl, 404), 'no route for POST /tavily/crawl; searchgate serves POST /tavily/search, POST /tavily/extract here');
   const get = await fetch(`${bench.gateway.url}/tavily/search?query=q`, { headers: bearer(TEST_KEY) });
@@ -251,7 +250,7 @@ test('under /tavily, an unknown path (404, naming the served routes), a wrong me
 });
 
 test('extract: the text of each page and, in failed_results, why a page has none; charged accounts.weights.content once per request', async (t) => {
-  const bench = await searchDialectBench(t, { config: { accounts: { weights: { content: 2 } } } });
+  const bench = await dialectBench(t, { config: { accounts: { weights: { content: 2 } } } });
   const client = await bench.accountKey({ dailyAllowance: 10 });
   const urls = [bench.pages.article, bench.pages.missing, bench.pages.refused, 'ftp://example.org/file'];
   const response = await bench.gateway.post('/tavily/extract', { urls, include_usage: true, include_favicon: true, format: 'markdown', extract_depth: 'advanced' }, bearer(client.key));
@@ -285,13 +284,13 @@ test('extract: the text of each page and, in failed_results, why a page has none
 });
 
 test('extract: timeout (seconds) bounds the wait; a page not fetched by then failed with a timeout', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const body = await json(await bench.gateway.post('/tavily/extract', { urls: [bench.pages.slow], timeout: 0.3 }));
   t.deepEqual(body, { results: [], failed_results: [{ url: bench.pages.slow, error: 'Timed out fetching the page' }], response_time: body.response_time, request_id: body.request_id });
 });
 
 test('extract: an address the content fetcher refuses is reported blocked', async (t) => {
-  const bench = await searchDialectBench(t, { local: { allowPrivateNetworks: false } });
+  const bench = await dialectBench(t, { local: { allowPrivateNetworks: false } });
   const body = await json(await bench.gateway.post('/tavily/extract', { urls: [bench.pages.article] }));
   t.deepEqual(body.failed_results, [{ url: bench.pages.article, error: 'Blocked: the address is not allowed' }]);
   t.is(bench.site.requests.length, 0);
@@ -319,7 +318,7 @@ test('failed_results words: what the dialect writes, the provider reads back; Ta
 });
 
 test('searchgate\'s own tavily provider, pointed at this dialect, searches and extracts through it (both directions share wire.ts)', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const front = await startGateway({
     providers: { 'tavily-up': { type: 'tavily', baseUrl: `${bench.gateway.url}/tavily`, apiKey: TEST_KEY } },
     search: { chain: ['tavily-up'] },
@@ -337,7 +336,7 @@ test('searchgate\'s own tavily provider, pointed at this dialect, searches and e
 });
 
 test('@tavily/core: search, extract, and an Error with Tavily\'s message for a deleted key, a spent allowance and keyless mode', async (t) => {
-  const bench = await searchDialectBench(t);
+  const bench = await dialectBench(t);
   const client = await bench.accountKey({ dailyAllowance: 3 });
   const apiBaseURL = `${bench.gateway.url}/tavily`;
   const sdk = tavily({ apiKey: client.key, apiBaseURL });
@@ -354,9 +353,7 @@ test('@tavily/core: search, extract, and an Error with Tavily\'s message for a d
 
   await sdk.search('spends the last unit');
   await t.throwsAsync(sdk.search('one too many'), { instanceOf: Error, message: /^This request exceeds your plan's set usage limit\. \(searchgate: daily allowance exhausted/ });
-  const deleted = await bench.accountKey();
-  await deleted.deleteKey();
-  await t.throwsAsync(tavily({ apiKey: deleted.key, apiBaseURL }).search('q'), { instanceOf: Error, message: /^Unauthorized: missing or invalid API key\. \(searchgate: API key .+ has been deleted/ });
+  await t.throwsAsync(tavily({ apiKey: bench.keys.deleted, apiBaseURL }).search('q'), { instanceOf: Error, message: /^Unauthorized: missing or invalid API key\. \(searchgate: API key .+ has been deleted/ });
   const saved = process.env.TAVILY_API_KEY;
   delete process.env.TAVILY_API_KEY;
   try {

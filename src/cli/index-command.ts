@@ -16,11 +16,15 @@ import { CRAWL_DEFAULTS, crawl, createProgress } from '../local/crawl/index.js';
 import type { CrawlSeed } from '../local/crawl/index.js';
 import { ExtractorPool } from '../local/extract/index.js';
 import { fetchPolicy, normalizeHttpUrl } from '../local/fetch/index.js';
+import { openPageEmbedder, type LoadedEmbedder } from '../local/index/embedder.js';
 import { openLocalIndex } from '../local/index/index.js';
+import { createWriteProgress, type WriteProgress } from '../local/index/progress.js';
+import { IndexWriter, WRITER_DEFAULTS } from '../local/index/writer.js';
 import { readJsonl, readWarc } from '../local/ingest/index.js';
 import type { IngestIssue, IngestOptions } from '../local/ingest/index.js';
-import { DEFAULT_INDEX_DIRECTORY } from '../local/shared.js';
-import type { IndexedPage, LocalIndex } from '../local/types.js';
+import { ModelDirectoryError } from '../local/rerank/model.js';
+import { DEFAULT_INDEX_DIRECTORY, DEFAULT_RERANK_MODEL_DIRECTORY } from '../local/shared.js';
+import type { LocalIndex } from '../local/types.js';
 import { UsageError, integerOption, isUsageError, usageFailure } from './args.js';
 
 const USAGE = `usage: searchgate index <subcommand> [options]
@@ -31,7 +35,9 @@ subcommands:
                             contains "sitemap", is read as a sitemap and its pages crawled),
                           a .jsonl or .jsonl.gz file: one {url, title?, text? | html?, datePublished?} per line,
                           a .warc or .warc.gz file: its HTML and PDF responses (Common Crawl's format).
-                        An interrupted crawl continues where it stopped when run again with the same URLs.
+                        Pages are embedded with the embedded model and stored with their vectors.
+                        Run again with the same sources after an interruption: pages already in,
+                        unchanged, are skipped, and an interrupted crawl continues where it stopped.
   stats [--json]        documents, domains, size on disk, last update
   remove <url…>         remove pages by URL or canonical URL
   export [--out FILE]   every page as one JSON object per line (standard output by default)
@@ -44,12 +50,17 @@ options:
   --delay-ms N          add: least time between two requests to one host (default ${CRAWL_DEFAULTS.minDelayMs}; a longer
                         Crawl-delay in robots.txt wins)
   --allow-private       add: let the crawler reach private, loopback and link-local addresses
-                        (an intranet; refused by default)`;
+                        (an intranet; refused by default)
+  --no-vectors          add: store pages without vectors (full-text search alone; faster to build)
+  --reembed             add: also embed every page of the index whose vectors are missing or were made
+                        by another model (an index built before vectors, or after a model change); no
+                        source is needed
+  --model DIR           add: the embedding model (default: $SEARCHGATE_RERANK_MODEL, else ${DEFAULT_RERANK_MODEL_DIRECTORY})
+  --batch-pages N       add: pages written at once (default ${WRITER_DEFAULTS.batchPages})
+  --fold-every N        add: fold appended pages into the indexes every N pages (default ${WRITER_DEFAULTS.foldEveryPages});
+                        a crawl's pages are also folded ${WRITER_DEFAULTS.foldEveryMs / 1000} s after they are written, and
+                        every page is searchable when add returns`;
 
-/** Pages committed to the index at once: each commit costs an index update, so fewer is faster. */
-const WRITE_BATCH_SIZE = 64;
-/** A crawl's page waits at most this long for its batch to fill before it is committed anyway. */
-const WRITE_BATCH_DELAY_MS = 500;
 /** Exit code of a run stopped by SIGINT/SIGTERM, as shells report a signal (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
 
@@ -112,9 +123,15 @@ async function add(argv: string[]): Promise<number> {
       concurrency: { type: 'string' },
       'delay-ms': { type: 'string' },
       'allow-private': { type: 'boolean', default: false },
+      'no-vectors': { type: 'boolean', default: false },
+      reembed: { type: 'boolean', default: false },
+      model: { type: 'string' },
+      'batch-pages': { type: 'string' },
+      'fold-every': { type: 'string' },
     },
   });
-  if (positionals.length === 0) throw new UsageError('add needs at least one source');
+  if (positionals.length === 0 && !values.reembed) throw new UsageError('add needs at least one source (or --reembed)');
+  if (values.reembed && values['no-vectors']) throw new UsageError('--reembed and --no-vectors contradict each other');
   const sources = positionals.map(classifySource);
   const crawlOptions = {
     maxPages: integerOption(values['max-pages'], '--max-pages', 1) ?? CRAWL_DEFAULTS.maxPages,
@@ -122,20 +139,31 @@ async function add(argv: string[]): Promise<number> {
     perHostConcurrency: integerOption(values.concurrency, '--concurrency', 1) ?? CRAWL_DEFAULTS.perHostConcurrency,
     minDelayMs: integerOption(values['delay-ms'], '--delay-ms', 0) ?? CRAWL_DEFAULTS.minDelayMs,
   };
+  const writerOptions = {
+    batchPages: integerOption(values['batch-pages'], '--batch-pages', 1) ?? WRITER_DEFAULTS.batchPages,
+    foldEveryPages: integerOption(values['fold-every'], '--fold-every', 1) ?? WRITER_DEFAULTS.foldEveryPages,
+  };
 
   const interruption = new AbortController();
   const onSignal = () => {
     // A second Ctrl-C means "now": the default handler ends the process.
     if (interruption.signal.aborted) process.exit(EXIT_INTERRUPTED);
-    process.stderr.write('\nstopping: finishing the pages in flight (Ctrl-C again to quit at once)\n');
+    process.stderr.write('\nstopping: writing and folding the pages in flight, so that the index stays whole (Ctrl-C again to quit at once)\n');
     interruption.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const extractor = new ExtractorPool();
+  const embedding = values['no-vectors'] ? null : await loadEmbedder(values.model, values.reembed);
+  const progress = createWriteProgress(process.stderr);
   try {
     return await withIndex(values.dir, async (index, directory) => {
-      const writer = new BatchWriter(index);
+      const writer = await IndexWriter.open(index, {
+        ...writerOptions,
+        embedder: embedding?.embedder ?? null,
+        signal: interruption.signal,
+        onProgress: (counters) => progress.update(counters),
+      });
       // Exact and near duplicates (the same text under two URLs) are stored once, across all files.
       const seenHashes = new Set<string>();
       let failed = false;
@@ -143,7 +171,7 @@ async function add(argv: string[]): Promise<number> {
         const files = sources.filter((source): source is Extract<Source, { kind: 'jsonl' | 'warc' }> => source.kind !== 'crawl');
         for (const file of files) {
           if (interruption.signal.aborted) break;
-          failed = !(await ingestFile(file, { writer, extractor, seenHashes, signal: interruption.signal })) || failed;
+          failed = !(await ingestFile(file, { writer, extractor, seenHashes, progress, signal: interruption.signal })) || failed;
         }
         const seeds = sources.flatMap((source) => (source.kind === 'crawl' ? [source.seed] : []));
         if (seeds.length > 0 && !interruption.signal.aborted) {
@@ -162,17 +190,48 @@ async function add(argv: string[]): Promise<number> {
           // A crawl that stored nothing because nothing could be fetched is a failure to report.
           if (summary.stored === 0 && (summary.errors > 0 || summary.fetched === 0)) failed = true;
         }
+        if (values.reembed && !interruption.signal.aborted) await reembed(index, writer, interruption.signal);
       } finally {
-        await writer.flush();
+        // Whatever happened, what was written is folded in: the index is whole and searchable.
+        const counters = await writer.close();
+        progress.finish(counters, !interruption.signal.aborted);
       }
       if (interruption.signal.aborted) return EXIT_INTERRUPTED;
       return failed ? 1 : 0;
     });
   } finally {
-    await extractor.close();
+    await Promise.allSettled([extractor.close(), embedding?.close()]);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * The embedding model, or null (full text alone) when it cannot be loaded and was not asked for by
+ * name: a missing default model should not stop an ingest, only be said.
+ */
+async function loadEmbedder(model: string | undefined, required: boolean): Promise<LoadedEmbedder | null> {
+  const named = model ?? process.env.SEARCHGATE_RERANK_MODEL;
+  try {
+    return await openPageEmbedder(named ?? DEFAULT_RERANK_MODEL_DIRECTORY);
+  } catch (error) {
+    if (named !== undefined || required || !(error instanceof ModelDirectoryError)) throw error;
+    process.stderr.write(
+      `searchgate index: storing pages without vectors (full-text search alone): ${error.message}\n` +
+        '  fetch the model with `npm run fetch-model`, then run `searchgate index add --reembed` to add them\n',
+    );
+    return null;
+  }
+}
+
+/** Every page of the index through the writer, which writes again those whose vectors are missing or stale. */
+async function reembed(index: LocalIndex, writer: IndexWriter, signal: AbortSignal): Promise<void> {
+  for await (const page of index.export()) {
+    if (signal.aborted) break;
+    await writer.ready();
+    void writer.add(page).catch(() => {});
+  }
+  await writer.flush();
 }
 
 function classifySource(source: string): Source {
@@ -201,85 +260,58 @@ function crawlStatePath(directory: string, seeds: CrawlSeed[]): string {
 /** Reads one JSONL or WARC file into the index; false when the file could not be read at all. */
 async function ingestFile(
   file: { kind: 'jsonl' | 'warc'; path: string },
-  { writer, extractor, seenHashes, signal }: { writer: BatchWriter; extractor: ExtractorPool; seenHashes: Set<string>; signal: AbortSignal },
+  {
+    writer,
+    extractor,
+    seenHashes,
+    progress,
+    signal,
+  }: { writer: IndexWriter; extractor: ExtractorPool; seenHashes: Set<string>; progress: WriteProgress; signal: AbortSignal },
 ): Promise<boolean> {
   let issues = 0;
   let skipped = 0;
   let added = 0;
   let duplicates = 0;
+  const size = statSync(file.path).size;
   const options: IngestOptions = {
     extractor,
     onIssue: (issue: IngestIssue) => {
       issues += 1;
-      process.stderr.write(`${issue.source}: ${issue.location}: ${issue.message}\n`);
+      progress.notice(`${issue.source}: ${issue.location}: ${issue.message}`);
     },
     onSkip: () => {
       skipped += 1;
     },
+    onBytesRead: (bytes) => progress.update(writer.counters, size > 0 ? bytes / size : null),
   };
-  const pending: Promise<void>[] = [];
+  const pending = new Set<Promise<void>>();
   try {
     for await (const page of file.kind === 'jsonl' ? readJsonl(file.path, options) : readWarc(file.path, options)) {
       if (seenHashes.has(page.contentHash)) {
         duplicates += 1;
       } else {
         seenHashes.add(page.contentHash);
+        // Bounded memory on a large file: the reader waits while the writer has enough in flight.
+        await writer.ready();
         const written = writer.add(page);
-        // Observed by Promise.all below; until then a failed write must not count as unhandled.
-        written.catch(() => {});
-        pending.push(written);
+        pending.add(written);
+        // Settled pages leave the set at once; a failure is reported by the await below.
+        written.then(() => pending.delete(written), () => {});
         added += 1;
       }
-      // Bounded memory on a large file: wait for the index to catch up now and then.
-      if (pending.length >= WRITE_BATCH_SIZE * 4) await Promise.all(pending.splice(0));
       if (signal.aborted) break;
     }
+    await writer.flush();
     await Promise.all(pending);
   } catch (error) {
     await Promise.allSettled(pending);
-    process.stderr.write(`${file.path}: ${(error as Error).message}\n`);
+    progress.notice(`${file.path}: ${(error as Error).message}`);
     return false;
   }
-  process.stderr.write(
-    `${file.path}: ${added} pages added, ${duplicates} duplicates, ${skipped} skipped, ${issues} bad ${file.kind === 'jsonl' ? 'lines' : 'records'}\n`,
+  progress.notice(
+    `${file.path}: ${added} pages read, ${duplicates} duplicates, ${skipped} skipped, ${issues} bad ${file.kind === 'jsonl' ? 'lines' : 'records'}`,
   );
   return true;
-}
-
-/**
- * Gathers pages into batches for the index. A page's promise settles when its batch is committed,
- * so a crawl marks a page done only once it is stored.
- */
-class BatchWriter {
-  private batch: { page: IndexedPage; resolve(): void; reject(error: unknown): void }[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
-
-  constructor(private readonly index: LocalIndex) {}
-
-  add(page: IndexedPage): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.batch.push({ page, resolve, reject });
-      if (this.batch.length >= WRITE_BATCH_SIZE) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), WRITE_BATCH_DELAY_MS);
-    });
-  }
-
-  flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.batch;
-    this.batch = [];
-    if (batch.length > 0) {
-      this.writing = this.writing.then(() =>
-        this.index.upsert(batch.map((entry) => entry.page)).then(
-          () => batch.forEach((entry) => entry.resolve()),
-          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
-        ),
-      );
-    }
-    return this.writing;
-  }
 }
 
 // -------------------------------------------------------------------------------- stats, remove, export
@@ -298,11 +330,19 @@ async function stats(argv: string[]): Promise<number> {
           `domains:       ${stats.domains}`,
           `size on disk:  ${formatBytes(stats.bytesOnDisk)}`,
           `last updated:  ${stats.lastUpdated ?? 'never'}`,
+          `vectors:       ${vectorSummary(stats.vectors, stats.documents)}`,
         ].join('\n') + '\n',
       );
     }
     return 0;
   });
+}
+
+/** "5183 of 5183 pages (all-minilm-l6-v2 …)", or why there are none. */
+function vectorSummary(vectors: Record<string, number>, documents: number): string {
+  const entries = Object.entries(vectors);
+  if (entries.length === 0) return documents === 0 ? 'none yet' : 'none: full-text search alone (add them with `searchgate index add --reembed`)';
+  return entries.map(([model, count]) => `${count} of ${documents} pages (${model})`).join('; ');
 }
 
 function formatBytes(bytes: number): string {

@@ -54,11 +54,29 @@ export interface IndexQuery {
   match?: 'all' | 'any';
 }
 
+/**
+ * A page's embedding: one unit vector per window of its title and text (the first window first),
+ * and the stamp of the model and windowing that made them. A vector is only compared with a query
+ * embedded under the same stamp.
+ */
+export interface PageVectors {
+  model: string;
+  windows: Float32Array[];
+}
+
+/** A page as the index writes it: the page, and its vectors when an embedder made them. */
+export interface EmbeddedPage extends IndexedPage {
+  vectors: PageVectors | null;
+}
+
 export interface IndexHit {
   page: IndexedPage;
+  /** The leg's own score: BM25 for full text, cosine similarity for vectors. */
   score: number;
   /** Query-biased: the passage that best matches the query terms. */
   snippet: string;
+  /** The page's stored vectors, when the index holds vectors and the search asked for them. */
+  vectors?: PageVectors | null;
 }
 
 export interface IndexStats {
@@ -66,14 +84,59 @@ export interface IndexStats {
   domains: number;
   bytesOnDisk: number;
   lastUpdated: string | null;
+  /** Pages stored with vectors, by the stamp of the model that made them. */
+  vectors: Record<string, number>;
+}
+
+/** What the index already holds of a page, for a writer deciding whether to write it again. */
+export interface StoredPageState {
+  canonicalUrl: string;
+  url: string;
+  contentHash: string;
+  /** The stamp of its vectors, or null when it has none. */
+  vectorModel: string | null;
 }
 
 export interface LocalIndex {
-  /** Adds or replaces pages by canonicalUrl; incremental, no full rebuild. */
-  upsert(pages: IndexedPage[]): Promise<void>;
+  /**
+   * Adds or replaces pages by canonicalUrl and makes them searchable before it resolves: for a few
+   * pages at a time (a fetched page). Bulk writers go through an IndexWriter (writer.ts), which
+   * appends and folds on its own schedule.
+   */
+  upsert(pages: Array<IndexedPage | EmbeddedPage>): Promise<void>;
+  /**
+   * Appends pages as rows, replacing earlier rows of the same pages once written; they become
+   * searchable at the next fold(). The cheap step of bulk writes: its cost does not grow with the
+   * index. A writer that knows which pages are new passes the canonical URLs of those `replacing`
+   * rows: only their older rows are looked for and deleted.
+   */
+  append(pages: ReadonlyArray<IndexedPage | EmbeddedPage>, replacing?: ReadonlySet<string>): Promise<void>;
+  /**
+   * Folds the rows appended since the last fold into the full-text, scalar and vector indexes,
+   * compacts small fragments and deletes versions older than keepVersionsMs. Its cost grows with the
+   * index, so writers call it once per run or per many thousand rows. `keepVersionsMs` overrides
+   * how long superseded versions are kept (0: only the current one).
+   */
+  fold(options?: { keepVersionsMs?: number }): Promise<void>;
+  /** Rows not yet in the full-text index (appended since the last fold). */
+  unindexedRows(): Promise<number>;
+  /** What the index holds of these pages (by url or canonicalUrl), for skipping what is already in. */
+  stored(urls: readonly string[]): Promise<StoredPageState[]>;
+  /** Every URL and canonical URL the index holds (a page's two may be one), in batches: cheap, no text read. */
+  storedUrls(): AsyncIterable<string[]>;
+  /** The width of the stored vectors, or null for an index that holds none (built before vectors). */
+  readonly vectorDimensions: number | null;
+  /**
+   * Gives the index vector columns of this width: an index built before vectors gains them, one of
+   * another width (a model change) has them replaced. Rows have no vectors until written again.
+   */
+  ensureVectorColumns(dimensions: number): Promise<void>;
+  /** Pages closest to `vector` (cosine), with the query's filters; [] for an index without vectors. */
+  vectorSearch(query: IndexQuery & { vector: Float32Array; model: string }): Promise<IndexHit[]>;
   /** Removes pages by url or canonicalUrl; returns how many were removed. */
   remove(urls: string[]): Promise<number>;
-  search(query: IndexQuery): Promise<{ hits: IndexHit[]; total: number | null }>;
+  /** Full-text (BM25) search; `withVectors` also returns each hit's stored vectors. */
+  search(query: IndexQuery & { withVectors?: boolean }): Promise<{ hits: IndexHit[]; total: number | null }>;
   get(url: string): Promise<IndexedPage | null>;
   stats(): Promise<IndexStats>;
   export(): AsyncIterable<IndexedPage>;

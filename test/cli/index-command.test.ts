@@ -35,7 +35,7 @@ test('index add <jsonl>, then stats --json, export and remove', async (t) => {
   const added = await searchgate(['index', 'add', jsonl, '--dir', index]);
   t.is(added.code, 0, added.stderr);
   t.regex(added.stderr, /line 2: not valid JSON/);
-  t.regex(added.stderr, /2 pages added, 1 duplicates, 0 skipped, 1 bad lines/);
+  t.regex(added.stderr, /2 pages read, 1 duplicates, 0 skipped, 1 bad lines/);
 
   const stats = await searchgate(['index', 'stats', '--json'], { env: { SEARCHGATE_INDEX_DIR: index } });
   t.is(stats.code, 0, stats.stderr);

@@ -6,10 +6,16 @@
  * - Filters: SQL predicates on scalar-indexed columns, applied as a pre-filter inside the search.
  * - Durability: every write is one LanceDB commit (a new manifest written atomically), so a crash
  *   leaves the last committed version readable; files of an unfinished commit are never referenced.
- * - Writes: an upsert appends the pages as new rows, folds them into the indexes, then deletes the
- *   rows they supersede. Searches read indexed rows only (LanceDB's flat scan of unindexed rows costs
- *   ~0.5 ms per row per query), so a page is searchable from the moment its fold commits, and an
- *   updated page keeps its old version searchable until then instead of vanishing.
+ * - Writes: pages are appended as new rows (cheap, whatever the index's size) and become searchable
+ *   when a fold merges them into the indexes; only then are the rows they supersede deleted, so an
+ *   updated page keeps its old version searchable meanwhile instead of vanishing. Searches read
+ *   indexed rows only (LanceDB's flat scan of unindexed rows costs ~0.5 ms per row per query). A
+ *   fold's cost grows with the index, so bulk writers (writer.ts) fold once per run or per many
+ *   thousand rows; upsert() folds at once, for the few pages a gateway adds.
+ * - Vectors: each page may carry the vectors of its windows (issue 17). The first window's vector is
+ *   the `vector` column, served by an IVF-PQ index once the table is large enough to need one; the
+ *   others are kept beside it for scoring a page by its best window. An index built before vectors
+ *   has none of these columns and is searched by BM25 alone.
  * - Several processes: the gateway reads while a CLI writes; readers look for a newer version at
  *   most `readConsistencyMs` apart; concurrent writers are serialised by LanceDB's optimistic commits,
  *   which we retry on conflict.
@@ -17,17 +23,24 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import type { IndexedPage, IndexHit, IndexQuery, IndexStats, LocalIndex } from '../types.js';
+import type { EmbeddedPage, IndexedPage, IndexHit, IndexQuery, IndexStats, LocalIndex, StoredPageState } from '../types.js';
 import { filterPredicate, sqlString, sqlStringList } from './filters.js';
 import {
   PAGE_FIELDS,
   PAGES_TABLE,
   SCHEMA_VERSION,
   SCHEMA_VERSION_KEY,
+  VECTOR_COLUMN,
+  VECTOR_COLUMNS,
+  VECTOR_MODEL_COLUMN,
   pageSchema,
   pagesFromArrow,
   toRow,
-  type PageRow,
+  vectorDimensionsOf,
+  lanceArrow,
+  vectorFields,
+  vectorsFromArrow,
+  type ColumnarResult,
 } from './schema.js';
 import { buildSnippet, DEFAULT_SNIPPET_LENGTH } from './snippet.js';
 import { queryStems, StemMatcher } from './terms.js';
@@ -47,7 +60,17 @@ export interface LocalIndexOptions {
    * another process still on an older version never loses a file under it.
    */
   keepVersionsMs?: number;
+  /**
+   * LanceDB's caches of index data and file metadata, in bytes. Its own defaults (6 GiB and 1 GiB)
+   * let a long ingest or a busy gateway grow without end; these bound the index's share of memory.
+   */
+  indexCacheBytes?: number;
+  metadataCacheBytes?: number;
 }
+
+/** See LocalIndexOptions: what a query needs of the index data stays warm, and memory stays bounded. */
+export const DEFAULT_INDEX_CACHE_BYTES = 256 * 1_048_576;
+export const DEFAULT_METADATA_CACHE_BYTES = 64 * 1_048_576;
 
 /**
  * SciFact train nDCG@10 by title weight: 1.0 → 0.683, 1.2 → 0.684, 1.5 → 0.667, 2.0 → 0.612. Each
@@ -80,6 +103,14 @@ const SCALAR_INDEXES: [string, () => lancedb.Index][] = [
 ];
 const SEARCH_COLUMNS = [...PAGE_FIELDS, '_score'];
 const GET_COLUMNS = [...PAGE_FIELDS, 'revision'];
+/**
+ * Below this many vectors a search scans them all (a few milliseconds); from here on an IVF-PQ index
+ * answers, built at the fold that first finds this many.
+ */
+const VECTOR_INDEX_MIN_ROWS = 10_000;
+/** Partitions probed per vector search, and the multiple of the limit re-scored with exact distances. */
+const VECTOR_NPROBES = 20;
+const VECTOR_REFINE_FACTOR = 4;
 
 let lastRevision = 0;
 /** Epoch microseconds, increasing within the process; across processes the clock orders writes. */
@@ -91,10 +122,14 @@ function nextRevision(): number {
 export async function openLocalIndex(directory: string, options: LocalIndexOptions = {}): Promise<LocalIndex> {
   await mkdir(directory, { recursive: true });
   const readConsistencyMs = options.readConsistencyMs ?? DEFAULT_READ_CONSISTENCY_MS;
-  const connection = await lancedb.connect(directory, { readConsistencyInterval: readConsistencyMs / 1000 });
+  const session = new lancedb.Session(
+    BigInt(options.indexCacheBytes ?? DEFAULT_INDEX_CACHE_BYTES),
+    BigInt(options.metadataCacheBytes ?? DEFAULT_METADATA_CACHE_BYTES),
+  );
+  const connection = await lancedb.connect(directory, { readConsistencyInterval: readConsistencyMs / 1000, session });
   const table = await openPagesTable(connection, directory);
   await ensureIndexes(table);
-  const index = new LanceLocalIndex(directory, connection, table, {
+  const index = new LanceLocalIndex(directory, connection, table, vectorDimensionsOf(await table.schema()), {
     titleBoost: options.titleBoost ?? DEFAULT_TITLE_BOOST,
     snippetLength: options.snippetLength ?? DEFAULT_SNIPPET_LENGTH,
     keepVersionsMs: options.keepVersionsMs ?? DEFAULT_KEEP_VERSIONS_MS,
@@ -107,7 +142,7 @@ async function openPagesTable(connection: lancedb.Connection, directory: string)
   // An existing table is opened as it is (creating over it would only fail on a layout change).
   const table = (await connection.tableNames()).includes(PAGES_TABLE)
     ? await connection.openTable(PAGES_TABLE)
-    : await connection.createEmptyTable(PAGES_TABLE, pageSchema, { mode: 'create', existOk: true });
+    : await connection.createEmptyTable(PAGES_TABLE, pageSchema(null), { mode: 'create', existOk: true });
   const found = (await table.schema()).metadata.get(SCHEMA_VERSION_KEY);
   if (found !== SCHEMA_VERSION) {
     table.close();
@@ -184,39 +219,91 @@ class LanceLocalIndex implements LocalIndex {
   private readonly writes = new SerialQueue();
   /** The fold that the writes committed so far will be part of, until it starts. */
   private pendingFold: Promise<void> | null = null;
+  /**
+   * Rows appended but not yet folded whose page had an older, folded row: those older rows are
+   * deleted right after the fold that makes the new ones searchable, so the page never vanishes.
+   * canonicalUrl and url → the revision written.
+   */
+  private superseded = new Map<string, number>();
+  /**
+   * The same for older rows that were themselves appended since the last fold: not searchable yet,
+   * so they are deleted before the fold, and its compaction drops them for free instead of a later
+   * one rewriting the table for them (a file whose pages repeat under #fragments supersedes its own rows).
+   */
+  private supersededUnfolded = new Map<string, number>();
+  /** Canonical URLs this instance appended since its last fold. */
+  private appendedUnfolded = new Set<string>();
   private domainCount: DomainCount | null = null;
+  private hasVectorIndex: boolean | null = null;
   private closed = false;
 
   constructor(
     private readonly directory: string,
     private readonly connection: lancedb.Connection,
     private readonly table: lancedb.Table,
+    private dimensions: number | null,
     private readonly settings: Settings,
   ) {}
 
-  async upsert(pages: IndexedPage[]): Promise<void> {
-    this.assertOpen();
-    const revision = nextRevision();
-    const rows = [...new Map(pages.map((page) => [page.canonicalUrl, toRow(page, revision)])).values()];
-    if (rows.length === 0) return;
-    const batch = lancedb.makeArrowTable(rows as unknown as Record<string, unknown>[], { schema: pageSchema });
-    await this.writes.run(() => withCommitRetries(() => this.table.add(batch)));
-    await this.foldIntoIndexes();
-    await this.writes.run(() => this.removeSupersededRows(rows, revision));
+  get vectorDimensions(): number | null {
+    return this.dimensions;
   }
 
   /**
-   * Deletes the older rows of the pages just written: the same canonical URL, and the same URL
-   * under another canonical URL (the page now declares a different one). Only older revisions, so
-   * a newer write of the same page by another process is kept. A crash before this step leaves the
-   * old rows beside the new ones until that page is written again; search shows a page once.
+   * Gives an index built before vectors (or with vectors of another width, after a model change)
+   * vector columns of this width; existing rows have none until they are written again.
    */
-  private async removeSupersededRows(rows: readonly PageRow[], revision: number): Promise<void> {
-    const canonicalUrls = sqlStringList(rows.map((row) => row.canonicalUrl));
-    const urls = sqlStringList(rows.map((row) => row.url));
-    await withCommitRetries(() =>
-      this.table.delete(`(canonicalUrl IN (${canonicalUrls}) OR url IN (${urls})) AND revision < ${revision}`),
-    );
+  async ensureVectorColumns(dimensions: number): Promise<void> {
+    this.assertOpen();
+    if (this.dimensions === dimensions) return;
+    await this.writes.run(async () => {
+      if (this.dimensions !== null) await withCommitRetries(() => this.table.dropColumns([...VECTOR_COLUMNS]));
+      await withCommitRetries(() => this.table.addColumns(vectorFields(dimensions, lanceArrow)));
+      this.dimensions = dimensions;
+      this.hasVectorIndex = null;
+    });
+  }
+
+  async upsert(pages: Array<IndexedPage | EmbeddedPage>): Promise<void> {
+    await this.append(pages);
+    await this.fold();
+  }
+
+  async append(pages: ReadonlyArray<IndexedPage | EmbeddedPage>, replacing?: ReadonlySet<string>): Promise<void> {
+    this.assertOpen();
+    const revision = nextRevision();
+    const withVectors = this.dimensions !== null;
+    const rows = [...new Map(pages.map((page) => [page.canonicalUrl, toRow(page, revision, withVectors)])).values()];
+    if (rows.length === 0) return;
+    const batch = lancedb.makeArrowTable(rows as unknown as Record<string, unknown>[], { schema: await this.table.schema() });
+    await this.writes.run(() => withCommitRetries(() => this.table.add(batch)));
+    for (const row of rows) {
+      // A delete costs a commit and deletion files even when it finds nothing: only for pages known to replace rows.
+      if (!replacing || replacing.has(row.canonicalUrl)) {
+        const deletions = this.appendedUnfolded.has(row.canonicalUrl) ? this.supersededUnfolded : this.superseded;
+        deletions.set(row.canonicalUrl, revision);
+        deletions.set(row.url, revision);
+      }
+      this.appendedUnfolded.add(row.canonicalUrl);
+    }
+  }
+
+  /**
+   * Deletes the older rows of the pages appended since the last fold: the same canonical URL, and the
+   * same URL under another canonical URL (the page now declares a different one). Only older
+   * revisions, so a newer write of the same page by another process is kept. A crash before this
+   * step leaves the old rows beside the new ones until that page is written again; search shows a
+   * page once.
+   */
+  private async removeSupersededRows(superseded: ReadonlyMap<string, number>): Promise<void> {
+    const byRevision = new Map<number, string[]>();
+    for (const [url, revision] of superseded) byRevision.set(revision, [...(byRevision.get(revision) ?? []), url]);
+    for (const [revision, urls] of byRevision) {
+      for (let start = 0; start < urls.length; start += 1000) {
+        const list = sqlStringList(urls.slice(start, start + 1000));
+        await withCommitRetries(() => this.table.delete(`(canonicalUrl IN (${list}) OR url IN (${list})) AND revision < ${revision}`));
+      }
+    }
   }
 
   /** Deleted rows leave search at once (deletion vectors); the next fold reclaims their space. */
@@ -232,20 +319,55 @@ class LanceLocalIndex implements LocalIndex {
   }
 
   /**
-   * Folds the rows added since the last fold into the inverted and B-tree indexes, compacts
-   * fragments and deletes versions older than keepVersionsMs. It merges a delta into the indexes
-   * rather than rebuilding them, but its cost still grows with the table (LanceDB 0.37 offers one
-   * optimize that also compacts: 5–22 s at 243k pages on 2 cores), so writes share folds: every write
-   * committed before a fold starts waits for that fold, and one committed while a fold runs waits
-   * for the next.
+   * Folds the rows added since the last fold into the inverted, B-tree and vector indexes, compacts
+   * fragments and deletes versions older than keepVersionsMs, then deletes the rows the new ones
+   * supersede. It merges a delta into the indexes rather than rebuilding them, but its cost still
+   * grows with the table (LanceDB 0.37 offers one optimize that also compacts), so callers share
+   * folds: every write committed before a fold starts waits for that fold, and one committed while a
+   * fold runs waits for the next.
    */
-  private foldIntoIndexes(): Promise<void> {
+  fold({ keepVersionsMs = this.settings.keepVersionsMs }: { keepVersionsMs?: number } = {}): Promise<void> {
+    this.assertOpen();
     this.pendingFold ??= this.writes.run(async () => {
       this.pendingFold = null;
-      const cleanupOlderThan = new Date(Date.now() - this.settings.keepVersionsMs);
+      const [before, after] = [this.supersededUnfolded, this.superseded];
+      this.supersededUnfolded = new Map();
+      this.superseded = new Map();
+      this.appendedUnfolded = new Set();
+      await this.removeSupersededRows(before);
+      const cleanupOlderThan = new Date(Date.now() - keepVersionsMs);
       await withCommitRetries(() => this.table.optimize({ cleanupOlderThan }));
+      await this.ensureVectorIndex();
+      await this.removeSupersededRows(after);
     });
     return this.pendingFold;
+  }
+
+  /** Builds the vector index once the table holds enough vectors to need one; optimize() keeps it current after that. */
+  private async ensureVectorIndex(): Promise<void> {
+    if (this.dimensions === null || (await this.vectorIndexExists())) return;
+    const vectors = await this.table.countRows(`${VECTOR_COLUMN} IS NOT NULL`);
+    if (vectors < VECTOR_INDEX_MIN_ROWS) return;
+    await withCommitRetries(() =>
+      this.table.createIndex(VECTOR_COLUMN, {
+        config: lancedb.Index.ivfPq({
+          distanceType: 'cosine',
+          numPartitions: Math.max(1, Math.round(Math.sqrt(vectors))),
+          numSubVectors: this.dimensions! % 16 === 0 ? this.dimensions! / 16 : this.dimensions! / 8,
+        }),
+      }),
+    );
+    this.hasVectorIndex = true;
+  }
+
+  private async vectorIndexExists(): Promise<boolean> {
+    this.hasVectorIndex ??= (await this.table.listIndices()).some((index) => index.columns.includes(VECTOR_COLUMN));
+    return this.hasVectorIndex;
+  }
+
+  async unindexedRows(): Promise<number> {
+    this.assertOpen();
+    return (await this.table.indexStats(`${FULL_TEXT_COLUMNS[1]}_idx`))?.numUnindexedRows ?? 0;
   }
 
   /**
@@ -253,14 +375,45 @@ class LanceLocalIndex implements LocalIndex {
    * process to open the index folds them in the background (close() waits for it).
    */
   async resumeInterruptedFold(): Promise<void> {
-    const unindexed = await this.table.indexStats(`${FULL_TEXT_COLUMNS[1]}_idx`);
-    if (unindexed && unindexed.numUnindexedRows > 0) {
+    if ((await this.unindexedRows()) > 0) {
       // Failures are not fatal here: the next write folds again.
-      this.foldIntoIndexes().catch(() => undefined);
+      this.fold().catch(() => undefined);
     }
   }
 
-  async search(query: IndexQuery): Promise<{ hits: IndexHit[]; total: number | null }> {
+  async stored(urls: readonly string[]): Promise<StoredPageState[]> {
+    this.assertOpen();
+    const distinct = [...new Set(urls)];
+    if (distinct.length === 0) return [];
+    const list = sqlStringList(distinct);
+    const columns = ['canonicalUrl', 'url', 'contentHash', 'revision', ...(this.dimensions === null ? [] : [VECTOR_MODEL_COLUMN])];
+    const rows = await this.table.query().where(`canonicalUrl IN (${list}) OR url IN (${list})`).select(columns).toArrow();
+    const newest = new Map<string, StoredPageState & { revision: number }>();
+    for (let row = 0; row < rows.numRows; row++) {
+      const state = {
+        canonicalUrl: rows.getChild('canonicalUrl')!.get(row) as string,
+        url: rows.getChild('url')!.get(row) as string,
+        contentHash: rows.getChild('contentHash')!.get(row) as string,
+        vectorModel: (rows.getChild(VECTOR_MODEL_COLUMN)?.get(row) as string | null | undefined) ?? null,
+        revision: Number(rows.getChild('revision')!.get(row)),
+      };
+      const known = newest.get(state.canonicalUrl);
+      if (!known || known.revision < state.revision) newest.set(state.canonicalUrl, state);
+    }
+    return [...newest.values()].map(({ revision: _revision, ...state }) => state);
+  }
+
+  async *storedUrls(): AsyncIterable<string[]> {
+    this.assertOpen();
+    for await (const batch of this.table.query().select(['url', 'canonicalUrl'])) {
+      const urls: string[] = [];
+      const [url, canonicalUrl] = [batch.getChild('url'), batch.getChild('canonicalUrl')];
+      for (let row = 0; row < batch.numRows; row++) urls.push(url!.get(row) as string, canonicalUrl!.get(row) as string);
+      yield urls;
+    }
+  }
+
+  async search(query: IndexQuery & { withVectors?: boolean }): Promise<{ hits: IndexHit[]; total: number | null }> {
     this.assertOpen();
     const stems = queryStems(query.query);
     const limit = Math.max(0, Math.floor(query.limit));
@@ -271,14 +424,43 @@ class LanceLocalIndex implements LocalIndex {
       boosts: [this.settings.titleBoost, 1],
       operator: query.match === 'all' ? lancedb.Operator.And : lancedb.Operator.Or,
     });
-    let search = this.table.search(fullText, 'fts').select(SEARCH_COLUMNS).limit(limit).fastSearch();
+    const withVectors = query.withVectors === true && this.dimensions !== null;
+    let search = this.table
+      .search(fullText, 'fts')
+      .select(withVectors ? [...SEARCH_COLUMNS, ...VECTOR_COLUMNS] : SEARCH_COLUMNS)
+      .limit(limit)
+      .fastSearch();
     if (offset > 0) search = search.offset(offset);
     const predicate = filterPredicate(query);
     if (predicate) search = search.where(predicate);
     const result = await search.toArrow();
+    const hits = this.hitsOf(result, stems, withVectors, (row) => Number(result.getChild('_score')?.get(row) ?? 0));
+    // Exact when the page is not full; past that LanceDB's top-k search does not count matches.
+    const total = result.numRows < limit ? offset + hits.length : null;
+    return { hits, total };
+  }
 
+  async vectorSearch(query: IndexQuery & { vector: Float32Array; model: string }): Promise<IndexHit[]> {
+    this.assertOpen();
+    const limit = Math.max(0, Math.floor(query.limit));
+    if (this.dimensions === null || limit === 0 || query.vector.length !== this.dimensions) return [];
+    const filters = [`${VECTOR_MODEL_COLUMN} = ${sqlString(query.model)}`, filterPredicate(query)].filter(Boolean);
+    let search = this.table
+      .vectorSearch(query.vector)
+      .column(VECTOR_COLUMN)
+      .distanceType('cosine')
+      .select([...PAGE_FIELDS, ...VECTOR_COLUMNS, '_distance'])
+      .where(filters.join(' AND '))
+      .limit(limit);
+    // With an index, unindexed rows wait for the fold as they do for full text; without one, every row is scanned.
+    if (await this.vectorIndexExists()) search = search.nprobes(VECTOR_NPROBES).refineFactor(VECTOR_REFINE_FACTOR).fastSearch();
+    const result = await search.toArrow();
+    return this.hitsOf(result, queryStems(query.query), true, (row) => 1 - Number(result.getChild('_distance')?.get(row) ?? 1));
+  }
+
+  /** A result's pages as hits, each page once, with snippets for the query's stems. */
+  private hitsOf(result: ColumnarResult, stems: string[], withVectors: boolean, scoreOf: (row: number) => number): IndexHit[] {
     const pages = pagesFromArrow(result);
-    const scores = result.getChild('_score');
     const matcher = new StemMatcher(stems);
     const seen = new Set<string>();
     const hits: IndexHit[] = [];
@@ -288,13 +470,12 @@ class LanceLocalIndex implements LocalIndex {
       seen.add(page.canonicalUrl);
       hits.push({
         page,
-        score: Number(scores?.get(row) ?? 0),
+        score: scoreOf(row),
         snippet: buildSnippet(page.text, matcher, this.settings.snippetLength),
+        ...(withVectors ? { vectors: vectorsFromArrow(result, row) } : {}),
       });
     });
-    // Exact when the page is not full; past that LanceDB's top-k search does not count matches.
-    const total = pages.length < limit ? offset + hits.length : null;
-    return { hits, total };
+    return hits;
   }
 
   async get(url: string): Promise<IndexedPage | null> {
@@ -328,7 +509,21 @@ class LanceLocalIndex implements LocalIndex {
       domains: await this.countDomains(version),
       bytesOnDisk,
       lastUpdated: documents === 0 ? null : await this.lastCommitTime(version),
+      vectors: await this.countVectors(),
     };
+  }
+
+  private async countVectors(): Promise<Record<string, number>> {
+    if (this.dimensions === null) return {};
+    const counts: Record<string, number> = {};
+    for await (const batch of this.table.query().where(`${VECTOR_MODEL_COLUMN} IS NOT NULL`).select([VECTOR_MODEL_COLUMN])) {
+      const column = batch.getChild(VECTOR_MODEL_COLUMN);
+      for (let row = 0; row < batch.numRows; row++) {
+        const model = column?.get(row) as string;
+        counts[model] = (counts[model] ?? 0) + 1;
+      }
+    }
+    return counts;
   }
 
   private async countDomains(version: number): Promise<number> {

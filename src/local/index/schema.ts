@@ -2,15 +2,29 @@
  * The LanceDB table that holds the pages: one row per canonical URL, with the columns the filters
  * and indexes need beside the page's own fields.
  */
-import { Field, Float64, List, Schema, Utf8, type Vector } from 'apache-arrow';
-import type { IndexedPage } from '../types.js';
+import { createRequire } from 'node:module';
+import { Field, FixedSizeList, Float32, Float64, List, Schema, Utf8, type Vector } from 'apache-arrow';
+import type { EmbeddedPage, IndexedPage, PageVectors } from '../types.js';
 import { filterLabels, normalizeDomain } from './filters.js';
 
 export const PAGES_TABLE = 'pages';
 
-/** Bumped when the table's layout changes, so an old directory is recognised rather than misread. */
+/**
+ * Bumped when the table's layout changes, so an old directory is recognised rather than misread.
+ * The vector columns are an optional extension of layout 2: an index written before them has none,
+ * is searched by BM25 alone, and gains them (null until re-embedded) when a writer with a model
+ * next writes to it.
+ */
 export const SCHEMA_VERSION = '2';
 export const SCHEMA_VERSION_KEY = 'searchgate.schemaVersion';
+
+/** The page's first window (its title and opening text): the column the vector index serves. */
+export const VECTOR_COLUMN = 'vector';
+/** The page's further windows, for scoring it by its best window. */
+export const MORE_VECTORS_COLUMN = 'moreVectors';
+/** The stamp of the model and windowing that made the row's vectors. */
+export const VECTOR_MODEL_COLUMN = 'vectorModel';
+export const VECTOR_COLUMNS = [VECTOR_COLUMN, MORE_VECTORS_COLUMN, VECTOR_MODEL_COLUMN] as const;
 
 export interface PageRow {
   url: string;
@@ -32,6 +46,9 @@ export interface PageRow {
    * both exist and the higher revision is the current one.
    */
   revision: number;
+  vector?: Float32Array | null;
+  moreVectors?: Float32Array[] | null;
+  vectorModel?: string | null;
 }
 
 export const PAGE_FIELDS = [
@@ -48,8 +65,29 @@ export const PAGE_FIELDS = [
 
 const utf8 = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 
-export const pageSchema = new Schema(
-  [
+/**
+ * The vector columns, for `dimensions`-wide vectors. `arrow` is the Arrow module whose classes the
+ * receiver checks with instanceof: LanceDB loads Arrow's CommonJS build, which is another copy of
+ * the classes than this ESM module's (see lanceArrow).
+ */
+export function vectorFields(dimensions: number, arrow: typeof import('apache-arrow') = { Field, FixedSizeList, Float32, List, Utf8 } as typeof import('apache-arrow')): Field[] {
+  const vector = () => new arrow.FixedSizeList(dimensions, new arrow.Field('item', new arrow.Float32(), true));
+  return [
+    new arrow.Field(VECTOR_COLUMN, vector(), true),
+    new arrow.Field(MORE_VECTORS_COLUMN, new arrow.List(new arrow.Field('item', vector(), true)), true),
+    new arrow.Field(VECTOR_MODEL_COLUMN, new arrow.Utf8(), true),
+  ];
+}
+
+/** Arrow as LanceDB sees it (its CommonJS build), for the calls that check field types with instanceof. */
+export const lanceArrow = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
+
+/** The table of a new index: the page columns, and vector columns when their width is known. */
+export function pageSchema(vectorDimensions: number | null): Schema {
+  return new Schema([...PAGE_COLUMNS, ...(vectorDimensions === null ? [] : vectorFields(vectorDimensions))], new Map([[SCHEMA_VERSION_KEY, SCHEMA_VERSION]]));
+}
+
+const PAGE_COLUMNS = [
     utf8('url'),
     utf8('canonicalUrl'),
     utf8('title'),
@@ -62,11 +100,15 @@ export const pageSchema = new Schema(
     utf8('fetchedAt'),
     utf8('contentHash'),
     new Field('revision', new Float64(), false),
-  ],
-  new Map([[SCHEMA_VERSION_KEY, SCHEMA_VERSION]]),
-);
+];
 
-export function toRow(page: IndexedPage, revision: number): PageRow {
+/** The width of a table's vectors, or null when it has no vector columns (an index built before them). */
+export function vectorDimensionsOf(schema: Schema): number | null {
+  const field = schema.fields.find((candidate) => candidate.name === VECTOR_COLUMN);
+  return field && field.type instanceof FixedSizeList ? field.type.listSize : null;
+}
+
+export function toRow(page: IndexedPage | EmbeddedPage, revision: number, withVectorColumns: boolean): PageRow {
   const parsed = page.datePublished === null ? NaN : Date.parse(page.datePublished);
   const publishedAtMs = Number.isFinite(parsed) ? parsed : null;
   const domain = normalizeDomain(page.domain);
@@ -83,7 +125,25 @@ export function toRow(page: IndexedPage, revision: number): PageRow {
     fetchedAt: page.fetchedAt,
     contentHash: page.contentHash,
     revision,
+    ...(withVectorColumns ? vectorCells('vectors' in page ? page.vectors : null) : {}),
   };
+}
+
+function vectorCells(vectors: PageVectors | null): Pick<PageRow, 'vector' | 'moreVectors' | 'vectorModel'> {
+  if (!vectors || vectors.windows.length === 0) return { vector: null, moreVectors: null, vectorModel: null };
+  const [first, ...more] = vectors.windows;
+  return { vector: first!, moreVectors: more, vectorModel: vectors.model };
+}
+
+/** A row's vectors, read from a result that selected the vector columns; null when it has none. */
+export function vectorsFromArrow(table: ColumnarResult, row: number): PageVectors | null {
+  const model = table.getChild(VECTOR_MODEL_COLUMN)?.get(row) as string | null | undefined;
+  const first = table.getChild(VECTOR_COLUMN)?.get(row) as Vector | null | undefined;
+  if (!model || !first) return null;
+  const more = table.getChild(MORE_VECTORS_COLUMN)?.get(row) as Vector | null | undefined;
+  const windows = [Float32Array.from(first.toArray() as ArrayLike<number>)];
+  if (more) for (let i = 0; i < more.length; i++) windows.push(Float32Array.from((more.get(i) as Vector).toArray() as ArrayLike<number>));
+  return { model, windows };
 }
 
 /** A result table or one of its record batches. */

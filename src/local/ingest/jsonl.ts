@@ -17,7 +17,8 @@ import { toIndexedPage } from './indexed-page.js';
 import type { IngestOptions } from './options.js';
 
 export async function* readJsonl(path: string, options: IngestOptions = {}): AsyncGenerator<IndexedPage> {
-  let stream: Readable = createReadStream(path);
+  const file = createReadStream(path);
+  let stream: Readable = file;
   if (/\.gz$/i.test(path)) stream = stream.pipe(createGunzip());
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let extractor: PageExtractor | undefined;
@@ -25,6 +26,7 @@ export async function* readJsonl(path: string, options: IngestOptions = {}): Asy
   const ingestedAt = new Date().toISOString();
   for await (const line of lines) {
     lineNumber += 1;
+    options.onBytesRead?.(file.bytesRead);
     if (line.trim() === '') continue;
     const location = `line ${lineNumber}`;
     const report = (message: string) => options.onIssue?.({ source: path, location, message });

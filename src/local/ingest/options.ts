@@ -16,4 +16,6 @@ export interface IngestOptions {
   onSkip?: (issue: IngestIssue) => void;
   /** An ExtractorPool, say; the extractor on the calling thread when absent. */
   extractor?: PageExtractor;
+  /** Bytes of the file read so far (compressed bytes for a .gz), for a progress line's share and ETA. */
+  onBytesRead?: (bytes: number) => void;
 }

@@ -18,9 +18,11 @@ const MAX_PAYLOAD_BYTES = 20 * 1024 * 1024;
 const INDEXABLE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'application/pdf']);
 
 export async function* readWarc(path: string, options: IngestOptions = {}): AsyncGenerator<IndexedPage> {
-  const parser = new WARCParser(createReadStream(path));
+  const file = createReadStream(path);
+  const parser = new WARCParser(file);
   let extractor: PageExtractor | undefined;
   for await (const record of parser) {
+    options.onBytesRead?.(file.bytesRead);
     if (record.warcType !== 'response') continue;
     const url = record.warcTargetURI?.replace(/^<(.*)>$/, '$1') ?? '';
     const location = `record at byte ${parser.offset}${url ? ` (${url})` : ''}`;

@@ -302,8 +302,8 @@ test('rows a dead writer added but never folded become searchable when the index
   const connection = await lancedb.connect(directory);
   const table = await connection.openTable(PAGES_TABLE);
   await table.add(
-    lancedb.makeArrowTable([toRow(page('https://fold.example/orphan', { text: 'okapi orphan' }), Date.now() * 1000)] as unknown as Record<string, unknown>[], {
-      schema: pageSchema,
+    lancedb.makeArrowTable([toRow(page('https://fold.example/orphan', { text: 'okapi orphan' }), Date.now() * 1000, false)] as unknown as Record<string, unknown>[], {
+      schema: pageSchema(null),
     }),
   );
   table.close();

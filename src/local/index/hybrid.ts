@@ -1,0 +1,162 @@
+/**
+ * Hybrid retrieval over the local index (issue 17): full-text (BM25) candidates and vector (ANN)
+ * candidates, the query's filters applied to both legs inside the index, fused and scored by one
+ * calibrated model from features of each candidate. The stored vectors make the semantic feature:
+ * no page passes through the model at query time, only the query.
+ *
+ * The score is a logistic model, P(relevant | features), fitted by `searchgate calibrate` on
+ * SciFact's training claims (topical relevance) and on known-item queries (a page's exact title),
+ * so that both kinds of query are served by one ranking rather than by rules for either:
+ *
+ * - cosine: the query's best cosine over the page's windows;
+ * - lexical: BM25 of the query against the candidates' title and opening text, with statistics from
+ *   the candidates (as the reranker's lexical half);
+ * - titleCoverage: the share of the query's stems found in the title; exactTitle: the query is the
+ *   title (case, punctuation and spacing aside);
+ * - bm25Rank, vectorRank: reciprocal ranks in each leg, 1 / (60 + rank), 0 when absent (RRF's terms).
+ *
+ * An index without vectors of the query's model (built before vectors, or by another model) is
+ * served by BM25 alone, and says so once.
+ */
+import { inRequestBm25 } from '../rerank/lexical.js';
+import type { IndexHit, IndexQuery, LocalIndex } from '../types.js';
+import type { QueryEmbedder } from './embedder.js';
+import { queryStems } from './terms.js';
+
+export interface HybridFeatures {
+  cosine: number;
+  lexical: number;
+  titleCoverage: number;
+  exactTitle: number;
+  bm25Rank: number;
+  vectorRank: number;
+}
+
+export const HYBRID_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<keyof HybridFeatures>;
+
+/** The logistic model's coefficients: relevance = sigmoid(intercept + Σ weight × feature). */
+export type HybridWeights = Record<keyof HybridFeatures, number> & { intercept: number };
+
+export interface HybridOptions {
+  weights: HybridWeights;
+  /** Candidates taken from each leg. */
+  candidates: number;
+  embedder: QueryEmbedder | null;
+  /** Said once per index when the index cannot serve vectors to this embedder. */
+  onFullTextOnly?(reason: string): void;
+}
+
+export interface ScoredHit extends IndexHit {
+  /** P(relevant) under the calibrated model; null when the ranking is BM25's alone. */
+  relevance: number | null;
+}
+
+/** Reciprocal rank with RRF's damping constant: the leg's vote for a candidate. */
+const RRF_K = 60;
+/** How much of a page's text the lexical feature reads: its title and opening, like the first window. */
+const LEXICAL_TEXT_CODE_POINTS = 2000;
+
+export async function hybridSearch(index: LocalIndex, query: IndexQuery, options: HybridOptions): Promise<{ hits: ScoredHit[]; total: number | null }> {
+  const reason = fullTextOnlyReason(index, options.embedder);
+  if (reason) {
+    options.onFullTextOnly?.(reason);
+    const { hits, total } = await index.search(query);
+    return { hits: hits.map((hit) => ({ ...hit, relevance: null })), total };
+  }
+  const embedder = options.embedder!;
+  const depth = Math.max(options.candidates, query.offset + query.limit);
+  const leg = { ...query, offset: 0, limit: depth };
+  const [fullText, vector] = await Promise.all([
+    index.search({ ...leg, withVectors: true }),
+    embedder.embedQuery(query.query).then((queryVector) => index.vectorSearch({ ...leg, vector: queryVector, model: embedder.model }).then((hits) => ({ hits, queryVector }))),
+  ]);
+  const candidates = fuse(fullText.hits, vector.hits);
+  // A page written before vectors (or by another model) cannot be scored with the others: until the
+  // index is re-embedded, such a query keeps BM25's order.
+  if (candidates.some(({ hit }) => hit.vectors?.model !== embedder.model)) {
+    options.onFullTextOnly?.(`some pages have no vectors of ${embedder.model}; run \`searchgate index add --reembed\``);
+    const { hits, total } = await index.search(query);
+    return { hits: hits.map((hit) => ({ ...hit, relevance: null })), total };
+  }
+  const features = featuresOf(query.query, vector.queryVector, candidates);
+  const scored = candidates
+    .map(({ hit, bm25Rank }, i) => ({ hit: { ...hit, relevance: relevance(options.weights, features[i]!) }, bm25Rank }))
+    .sort((a, b) => b.hit.relevance - a.hit.relevance || a.bm25Rank - b.bm25Rank)
+    .map(({ hit }) => hit);
+  const everyCandidate = fullText.hits.length < depth && vector.hits.length < depth;
+  return {
+    hits: scored.slice(query.offset, query.offset + query.limit),
+    total: everyCandidate ? scored.length : fullText.total,
+  };
+}
+
+/** Why vectors cannot serve this search, or null when they can. */
+function fullTextOnlyReason(index: LocalIndex, embedder: QueryEmbedder | null): string | null {
+  if (!embedder) return 'no embedding model is loaded';
+  if (index.vectorDimensions === null) return 'the index holds no vectors (built before them); add them with `searchgate index add --reembed`';
+  if (index.vectorDimensions !== embedder.dimensions) {
+    return `the index holds ${index.vectorDimensions}-wide vectors, the model makes ${embedder.dimensions}-wide ones; run \`searchgate index add --reembed\``;
+  }
+  return null;
+}
+
+interface Candidate {
+  hit: IndexHit;
+  bm25Rank: number;
+  vectorRank: number;
+}
+
+/** Both legs' hits, each page once, with its rank in each leg (Infinity where it is absent). */
+export function fuse(fullText: readonly IndexHit[], vector: readonly IndexHit[]): Candidate[] {
+  const byPage = new Map<string, Candidate>();
+  fullText.forEach((hit, rank) => byPage.set(hit.page.canonicalUrl, { hit, bm25Rank: rank + 1, vectorRank: Infinity }));
+  vector.forEach((hit, rank) => {
+    const known = byPage.get(hit.page.canonicalUrl);
+    if (known) known.vectorRank = rank + 1;
+    else byPage.set(hit.page.canonicalUrl, { hit, bm25Rank: Infinity, vectorRank: rank + 1 });
+  });
+  return [...byPage.values()];
+}
+
+/** The features of each candidate for one query, in candidate order. */
+export function featuresOf(query: string, queryVector: Float32Array, candidates: readonly Candidate[]): HybridFeatures[] {
+  const stems = queryStems(query);
+  const wanted = normalizedTitle(query);
+  const lexical = inRequestBm25(
+    query,
+    candidates.map(({ hit }) => `${hit.page.title}\n${[...hit.page.text.slice(0, LEXICAL_TEXT_CODE_POINTS * 2)].slice(0, LEXICAL_TEXT_CODE_POINTS).join('')}`),
+  );
+  return candidates.map(({ hit, bm25Rank, vectorRank }, i) => {
+    const titleStems = new Set(queryStems(hit.page.title));
+    return {
+      cosine: bestCosine(queryVector, hit.vectors!.windows),
+      lexical: lexical[i]!,
+      titleCoverage: stems.length === 0 ? 0 : stems.filter((stem) => titleStems.has(stem)).length / stems.length,
+      exactTitle: wanted !== '' && normalizedTitle(hit.page.title) === wanted ? 1 : 0,
+      bm25Rank: Number.isFinite(bm25Rank) ? 1 / (RRF_K + bm25Rank) : 0,
+      vectorRank: Number.isFinite(vectorRank) ? 1 / (RRF_K + vectorRank) : 0,
+    };
+  });
+}
+
+export function relevance(weights: HybridWeights, features: HybridFeatures): number {
+  let logit = weights.intercept;
+  for (const name of HYBRID_FEATURES) logit += weights[name] * features[name];
+  return 1 / (1 + Math.exp(-logit));
+}
+
+/** Vectors are unit length (the embedder normalizes), so the dot product is the cosine. */
+function bestCosine(query: Float32Array, windows: readonly Float32Array[]): number {
+  let best = -1;
+  for (const window of windows) {
+    let dot = 0;
+    for (let d = 0; d < query.length; d++) dot += query[d]! * window[d]!;
+    if (dot > best) best = dot;
+  }
+  return best;
+}
+
+/** Lower case, letters and digits only, single spaces: "Python 3.11 — Tutorial" and "python 3 11 tutorial" match. */
+function normalizedTitle(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}

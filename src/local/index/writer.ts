@@ -1,0 +1,292 @@
+/**
+ * The one way pages get into the local index in bulk: `searchgate index add` (JSONL, WARC, sitemaps,
+ * crawls) and the crawler write through it. Its cost per page stays flat as the index grows:
+ *
+ * - Pages are gathered into large batches; a batch is looked up (what is already in, by URL), its
+ *   new and changed pages embedded (in the model's worker thread), and appended: an append costs the
+ *   same on a small index as on a large one.
+ * - The expensive step, folding appended rows into the full-text, scalar and vector indexes, runs
+ *   once per `foldEveryPages` new rows, once `foldEveryMs` after the first unfolded row (so a long
+ *   crawl's pages become searchable within that delay), and once at close(), so that pages are
+ *   found when a run returns.
+ * - A page already in the index with the same text (content hash) and vectors of the current model
+ *   is skipped: running the same command again after an interruption finishes the work without
+ *   redoing it, and re-embedding after a model change redoes only what changed. Only pages that may
+ *   be in the index (a Bloom filter of its URLs, url-filter.ts) are looked up, since a lookup scans
+ *   the rows appended since the last fold: a fresh page costs nothing.
+ * - At most two batches are in flight (one embedding, one writing), so memory stays bounded however
+ *   large the input; a producer awaits ready() before adding more.
+ */
+import type { EmbeddedPage, IndexedPage, LocalIndex, PageVectors, StoredPageState } from '../types.js';
+import { UrlFilter } from './url-filter.js';
+
+/** Embeds pages at write time; the same model embeds queries at search time. */
+export interface PageEmbedder {
+  /** Names the model and how a page is cut into windows: vectors of one stamp are comparable. */
+  readonly model: string;
+  readonly dimensions: number;
+  /** Unit vectors of each page's windows (title and text), the first window first. */
+  embedPages(pages: ReadonlyArray<{ title: string; text: string }>, signal?: AbortSignal): Promise<Float32Array[][]>;
+}
+
+export interface WriterOptions {
+  /** The model that embeds pages; without one pages are stored without vectors (BM25 alone). */
+  embedder?: PageEmbedder | null;
+  /** Pages per append. */
+  batchPages?: number;
+  /** Longest a page waits for its batch to fill (a crawl's pages trickle in). */
+  batchDelayMs?: number;
+  /** Fold after this many pages were appended since the last fold. */
+  foldEveryPages?: number;
+  /**
+   * When pages trickle in (a crawl: batches written before they fill), fold this long after the
+   * first page appended since the last fold, so that they become searchable within that delay. A
+   * bulk input (full batches) folds by count only.
+   */
+  foldEveryMs?: number;
+  /** See WRITER_DEFAULTS.keepVersionsMs. */
+  keepVersionsMs?: number;
+  /** Called after each batch and fold. */
+  onProgress?: (counters: Readonly<WriterCounters>) => void;
+  signal?: AbortSignal;
+}
+
+export interface WriterCounters {
+  /** Pages handed to the writer. */
+  received: number;
+  /** Pages appended (new or changed). */
+  written: number;
+  /** Pages already in the index as they are: skipped. */
+  unchanged: number;
+  /** Pages written with vectors. */
+  embedded: number;
+  folds: number;
+  /** Time spent embedding and folding, in ms: where a run's time goes. */
+  embedMs: number;
+  foldMs: number;
+}
+
+export const WRITER_DEFAULTS = {
+  batchPages: 2048,
+  batchDelayMs: 1000,
+  foldEveryPages: 100_000,
+  foldEveryMs: 60_000,
+  /**
+   * Versions a fold leaves behind are deleted this long after: enough for a gateway reading the index
+   * (which looks for a new version every second) to move on, short enough that a long run does not
+   * pile up copies of the table (peak disk stays near twice the final size).
+   */
+  keepVersionsMs: 10_000,
+} as const;
+
+interface Prepared {
+  pages: EmbeddedPage[];
+  replacing: ReadonlySet<string>;
+}
+
+interface Pending {
+  page: IndexedPage;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Batches ready to process, in order; at most this many are embedding or writing at once. */
+const MAX_BATCHES_IN_FLIGHT = 2;
+/** URLs the Bloom filter has room for beyond the index's own (2.4 MB at 1% false positives). */
+const MIN_FILTER_ENTRIES = 2_000_000;
+/** Readers look for a new version every second (LocalIndexOptions.readConsistencyMs); a little more. */
+const READERS_CATCH_UP_MS = 3_000;
+
+export class IndexWriter {
+  readonly counters: WriterCounters = { received: 0, written: 0, unchanged: 0, embedded: 0, folds: 0, embedMs: 0, foldMs: 0 };
+  private batch: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private foldTimer: NodeJS.Timeout | undefined;
+  /** The last embedding and the last write of the batches dispatched so far: each batch follows both. */
+  private embedding: Promise<unknown> = Promise.resolve();
+  private writing: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+  private readonly waiters: Array<() => void> = [];
+  /**
+   * What this writer appended since the last fold, by canonical URL: the index's lookup reads only
+   * folded rows (B-trees), since scanning the unfolded ones would grow each batch's cost with the run.
+   */
+  private appendedSinceFold = new Map<string, StoredPageState>();
+  private readonly options: Required<Omit<WriterOptions, 'embedder' | 'onProgress' | 'signal'>>;
+  private failure: unknown = null;
+
+  private constructor(
+    private readonly index: LocalIndex,
+    private readonly embedder: PageEmbedder | null,
+    /** The URLs the index held when the writer opened: only pages that may be among them are looked up. */
+    private readonly known: UrlFilter,
+    options: WriterOptions,
+  ) {
+    this.options = {
+      batchPages: options.batchPages ?? WRITER_DEFAULTS.batchPages,
+      batchDelayMs: options.batchDelayMs ?? WRITER_DEFAULTS.batchDelayMs,
+      foldEveryPages: options.foldEveryPages ?? WRITER_DEFAULTS.foldEveryPages,
+      foldEveryMs: options.foldEveryMs ?? WRITER_DEFAULTS.foldEveryMs,
+      keepVersionsMs: options.keepVersionsMs ?? WRITER_DEFAULTS.keepVersionsMs,
+    };
+    this.onProgress = options.onProgress ?? (() => {});
+    this.signal = options.signal;
+  }
+
+  private readonly onProgress: (counters: Readonly<WriterCounters>) => void;
+  private readonly signal: AbortSignal | undefined;
+
+  /** A writer for `index`; with an embedder, the index gains vector columns of its width if it has none. */
+  static async open(index: LocalIndex, options: WriterOptions = {}): Promise<IndexWriter> {
+    const embedder = options.embedder ?? null;
+    if (embedder) await index.ensureVectorColumns(embedder.dimensions);
+    const { documents } = await index.stats();
+    // Room for the pages this run adds too: they join the filter as they are folded.
+    const known = new UrlFilter(2 * documents + MIN_FILTER_ENTRIES);
+    for await (const urls of index.storedUrls()) for (const url of urls) known.add(url);
+    return new IndexWriter(index, embedder, known, options);
+  }
+
+  /** Resolves when the page is appended (searchable after the next fold); rejects when its batch failed. */
+  add(page: IndexedPage): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    this.counters.received += 1;
+    return new Promise<void>((resolve, reject) => {
+      this.batch.push({ page, resolve, reject });
+      if (this.batch.length >= this.options.batchPages) this.dispatch();
+      else this.timer ??= setTimeout(() => this.dispatch(), this.options.batchDelayMs);
+    });
+  }
+
+  /** Resolves when another page may be added without growing the work in flight past its bound. */
+  ready(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.inFlight < MAX_BATCHES_IN_FLIGHT || this.batch.length < this.options.batchPages - 1) return Promise.resolve();
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Appends every page added so far. */
+  async flush(): Promise<void> {
+    this.dispatch();
+    await this.writing;
+  }
+
+  /**
+   * Appends what is left and folds it in: every page added is searchable when this resolves. Then,
+   * once readers have had time to move to the new version, the versions the run left behind are
+   * deleted, so the index ends at its own size.
+   */
+  async close(): Promise<Readonly<WriterCounters>> {
+    await this.flush();
+    clearTimeout(this.foldTimer);
+    if (this.appendedSinceFold.size > 0 || (await this.index.unindexedRows()) > 0) {
+      await this.fold();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.keepVersionsMs, READERS_CATCH_UP_MS)));
+      await this.index.fold({ keepVersionsMs: 0 });
+    }
+    return this.counters;
+  }
+
+  private dispatch(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.batch;
+    this.batch = [];
+    if (batch.length === 0) return;
+    // A batch written before it filled means the pages trickle in: they should not wait for a count.
+    const trickle = batch.length < this.options.batchPages;
+    this.inFlight += 1;
+    // Embedding of this batch overlaps with the writing of the previous one.
+    const embedded = this.embedding.then(() => this.prepare(batch));
+    this.embedding = embedded.catch(() => undefined);
+    this.writing = Promise.all([this.writing, embedded])
+      .then(([, prepared]) => this.write(prepared, trickle))
+      .then(
+        () => batch.forEach((entry) => entry.resolve()),
+        (error: unknown) => {
+          this.failure ??= error;
+          batch.forEach((entry) => entry.reject(error));
+        },
+      )
+      .finally(() => {
+        this.inFlight -= 1;
+        this.waiters.splice(0).forEach((wake) => wake());
+      });
+  }
+
+  /**
+   * The batch's pages that need writing (new, changed, or without current vectors), embedded, and
+   * which of them replace a page already in.
+   */
+  private async prepare(batch: readonly Pending[]): Promise<Prepared> {
+    if (this.failure) throw this.failure;
+    // The last of two entries for one page wins, as a later line of a file should.
+    const pages = [...new Map(batch.map(({ page }) => [page.canonicalUrl, page])).values()];
+    const mayBeStored = pages.filter((page) => this.known.mayContain(page.canonicalUrl) || this.known.mayContain(page.url));
+    const stored = new Map((await this.index.stored(mayBeStored.map((page) => page.canonicalUrl))).map((state) => [state.canonicalUrl, state]));
+    for (const page of pages) {
+      const appended = this.appendedSinceFold.get(page.canonicalUrl);
+      if (appended) stored.set(page.canonicalUrl, appended);
+    }
+    const model = this.embedder?.model ?? null;
+    const changed = pages.filter((page) => {
+      const state = stored.get(page.canonicalUrl);
+      return !state || state.contentHash !== page.contentHash || state.url !== page.url || (model !== null && state.vectorModel !== model);
+    });
+    this.counters.unchanged += batch.length - changed.length;
+    const replacing = new Set(changed.filter((page) => stored.has(page.canonicalUrl)).map((page) => page.canonicalUrl));
+    if (!this.embedder || changed.length === 0) return { pages: changed.map((page) => ({ ...page, vectors: null })), replacing };
+    const started = performance.now();
+    const windows = await this.embedder.embedPages(changed, this.signal);
+    this.counters.embedMs += performance.now() - started;
+    return {
+      pages: changed.map((page, i) => ({ ...page, vectors: { model: this.embedder!.model, windows: windows[i]! } satisfies PageVectors })),
+      replacing,
+    };
+  }
+
+  private async write({ pages, replacing }: Prepared, trickle: boolean): Promise<void> {
+    if (pages.length > 0) {
+      await this.index.append(pages, replacing);
+      this.counters.written += pages.length;
+      this.counters.embedded += pages.filter((page) => page.vectors !== null).length;
+      if (trickle) this.scheduleFold();
+      for (const page of pages) {
+        this.appendedSinceFold.set(page.canonicalUrl, {
+          canonicalUrl: page.canonicalUrl,
+          url: page.url,
+          contentHash: page.contentHash,
+          vectorModel: page.vectors?.model ?? null,
+        });
+      }
+    }
+    if (this.appendedSinceFold.size >= this.options.foldEveryPages) await this.fold();
+    this.onProgress(this.counters);
+  }
+
+  /** A crawl's pages trickle in: they must not wait for foldEveryPages to become searchable. */
+  private scheduleFold(): void {
+    if (this.foldTimer !== undefined) return;
+    this.foldTimer = setTimeout(() => {
+      this.foldTimer = undefined;
+      this.writing = this.writing.then(() => (this.appendedSinceFold.size > 0 ? this.fold() : undefined));
+    }, this.options.foldEveryMs);
+    this.foldTimer.unref();
+  }
+
+  private async fold(): Promise<void> {
+    clearTimeout(this.foldTimer);
+    this.foldTimer = undefined;
+    const started = performance.now();
+    await this.index.fold({ keepVersionsMs: this.options.keepVersionsMs });
+    // Folded rows are in the B-trees now, where lookups find them cheaply: the filter says to look.
+    for (const state of this.appendedSinceFold.values()) {
+      this.known.add(state.canonicalUrl);
+      this.known.add(state.url);
+    }
+    this.appendedSinceFold.clear();
+    this.counters.foldMs += performance.now() - started;
+    this.counters.folds += 1;
+    this.onProgress(this.counters);
+  }
+}

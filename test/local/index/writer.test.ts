@@ -1,0 +1,185 @@
+/**
+ * The bulk writer and hybrid retrieval on a real on-disk index. The embedder here is a stand-in with
+ * the real one's contract (unit vectors per window, a model stamp), whose vectors are bags of hashed
+ * word stems, so that which page is nearest is known in advance; the real model is exercised end to
+ * end by the CLI and search tests.
+ */
+import test from 'ava';
+import { hybridSearch, type HybridWeights } from '../../../src/local/index/hybrid.js';
+import { openLocalIndex } from '../../../src/local/index/index.js';
+import { queryStems } from '../../../src/local/index/terms.js';
+import { IndexWriter, type PageEmbedder } from '../../../src/local/index/writer.js';
+import type { QueryEmbedder } from '../../../src/local/index/embedder.js';
+import type { IndexedPage } from '../../../src/local/types.js';
+import { page, query, temporaryDirectory } from './helpers.js';
+
+const DIMENSIONS = 64;
+
+/** Windows of `wordsPerWindow` words; each window's vector counts its stems in hashed buckets. */
+function bagOfWordsEmbedder(model = 'bag-of-words-v1', wordsPerWindow = 50): PageEmbedder & QueryEmbedder & { pagesEmbedded: number } {
+  const vector = (text: string) => {
+    const values = new Float32Array(DIMENSIONS);
+    for (const stem of queryStems(text)) {
+      let hash = 0;
+      for (const character of stem) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+      values[hash % DIMENSIONS]! += 1;
+    }
+    const norm = Math.hypot(...values) || 1;
+    return values.map((value) => value / norm);
+  };
+  return {
+    model,
+    dimensions: DIMENSIONS,
+    pagesEmbedded: 0,
+    async embedPages(pages) {
+      this.pagesEmbedded += pages.length;
+      return pages.map(({ title, text }) => {
+        const words = `${title}\n${text}`.split(/\s+/);
+        const windows: Float32Array[] = [];
+        for (let start = 0; start < words.length; start += wordsPerWindow) windows.push(vector(words.slice(start, start + wordsPerWindow).join(' ')));
+        return windows;
+      });
+    },
+    async embedQuery(text) {
+      return vector(text);
+    },
+  };
+}
+
+/** Weights that rank by the vectors alone: what the vector leg contributes is then plain to see. */
+const BY_COSINE: HybridWeights = { intercept: 0, cosine: 10, lexical: 0, titleCoverage: 0, exactTitle: 0, bm25Rank: 0, vectorRank: 0 };
+
+async function freshIndex(t: Parameters<typeof temporaryDirectory>[0]) {
+  const directory = await temporaryDirectory(t);
+  const index = await openLocalIndex(directory);
+  t.teardown(() => index.close());
+  return { index, directory };
+}
+
+async function writeAll(writer: IndexWriter, pages: IndexedPage[]) {
+  await Promise.all(pages.map((entry) => writer.add(entry)));
+}
+
+const ANIMALS = [
+  page('https://zoo.example/otter', { title: 'Otter', text: 'The otter swims in rivers and eats fish and crabs.' }),
+  page('https://zoo.example/falcon', { title: 'Falcon', text: 'The falcon dives from the sky to catch small birds.' }),
+  page('https://zoo.example/camel', { title: 'Camel', text: 'The camel crosses the desert and stores fat in its hump.' }),
+];
+
+test('appends in batches, folds once at close, and every page is searchable when close resolves', async (t) => {
+  const { index } = await freshIndex(t);
+  const writer = await IndexWriter.open(index, { batchPages: 2 });
+  await writeAll(writer, ANIMALS);
+  // Appended but not folded: full-text search does not see unfolded rows yet.
+  t.deepEqual((await index.search(query('otter'))).hits, []);
+  t.is(await index.unindexedRows(), 3);
+  const counters = await writer.close();
+  t.like(counters, { received: 3, written: 3, unchanged: 0, embedded: 0, folds: 1 });
+  t.is(await index.unindexedRows(), 0);
+  t.deepEqual((await index.search(query('otter'))).hits.map((hit) => hit.page.url), ['https://zoo.example/otter']);
+});
+
+test('foldEveryPages folds during a long run; foldEveryMs makes a trickle searchable without close', async (t) => {
+  const { index } = await freshIndex(t);
+  const pages = Array.from({ length: 10 }, (_, i) => page(`https://many.example/${i}`, { text: `numbat page ${i}` }));
+  const writer = await IndexWriter.open(index, { batchPages: 2, foldEveryPages: 4, foldEveryMs: 60_000 });
+  await writeAll(writer, pages);
+  t.is(writer.counters.folds, 2, 'after 4 and 8 pages');
+  await writer.close();
+  t.is(writer.counters.folds, 3);
+
+  const trickle = await IndexWriter.open(index, { batchPages: 100, batchDelayMs: 10, foldEveryMs: 100 });
+  await trickle.add(page('https://many.example/late', { text: 'quokka arrives late' }));
+  t.deepEqual((await index.search(query('quokka'))).hits, [], 'appended, not yet folded');
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  t.deepEqual((await index.search(query('quokka'))).hits.map((hit) => hit.page.url), ['https://many.example/late']);
+  await trickle.close();
+});
+
+test('a second run skips what is already in and writes what changed; the old text is gone after the fold', async (t) => {
+  const { index } = await freshIndex(t);
+  const first = await IndexWriter.open(index);
+  await writeAll(first, ANIMALS);
+  await first.close();
+
+  const changed = page('https://zoo.example/camel', { title: 'Camel', text: 'The camel has two humps and walks through the steppe.' });
+  const second = await IndexWriter.open(index);
+  await writeAll(second, [...ANIMALS.slice(0, 2), changed]);
+  const counters = await second.close();
+  t.like(counters, { received: 3, written: 1, unchanged: 2 });
+  t.is((await index.stats()).documents, 3, 'the old row of the changed page was deleted');
+  t.deepEqual((await index.search(query('steppe'))).hits.map((hit) => hit.page.url), ['https://zoo.example/camel']);
+  t.deepEqual((await index.search(query('desert'))).hits, []);
+});
+
+test('with an embedder every page is stored with its windows\' vectors; the nearest page comes first in a vector search', async (t) => {
+  const { index } = await freshIndex(t);
+  const embedder = bagOfWordsEmbedder();
+  const writer = await IndexWriter.open(index, { embedder });
+  await writeAll(writer, ANIMALS);
+  t.like(await writer.close(), { written: 3, embedded: 3 });
+  t.is(index.vectorDimensions, DIMENSIONS);
+  t.deepEqual((await index.stats()).vectors, { 'bag-of-words-v1': 3 });
+  const hits = await index.vectorSearch({ ...query('otter river fish'), vector: await embedder.embedQuery('otter river fish'), model: embedder.model });
+  t.is(hits[0]!.page.url, 'https://zoo.example/otter');
+  t.true(hits[0]!.score > hits[1]!.score);
+  t.is(hits[0]!.vectors!.windows.length, 1);
+  // Filters apply to the vector leg too.
+  const filtered = await index.vectorSearch({ ...query('otter', { excludeDomains: ['zoo.example'] }), vector: await embedder.embedQuery('otter'), model: embedder.model });
+  t.deepEqual(filtered, []);
+});
+
+test('an index built before vectors is searched by BM25 alone, says so once, and --reembed gives its pages vectors', async (t) => {
+  const { index } = await freshIndex(t);
+  await index.upsert(ANIMALS);
+  t.is(index.vectorDimensions, null);
+  const embedder = bagOfWordsEmbedder();
+  const reasons: string[] = [];
+  const options = { weights: BY_COSINE, candidates: 10, embedder, onFullTextOnly: (reason: string) => reasons.push(reason) };
+  const before = await hybridSearch(index, query('falcon'), options);
+  t.deepEqual(before.hits.map((hit) => [hit.page.url, hit.relevance]), [['https://zoo.example/falcon', null]]);
+  t.regex(reasons[0]!, /no vectors.*--reembed/);
+
+  // What `searchgate index add --reembed` does: every page through a writer with the model.
+  const writer = await IndexWriter.open(index, { embedder });
+  for await (const stored of index.export()) void writer.add(stored);
+  t.like(await writer.close(), { written: 3, embedded: 3 });
+  t.deepEqual((await index.stats()).vectors, { 'bag-of-words-v1': 3 });
+  const after = await hybridSearch(index, query('falcon sky birds'), options);
+  t.is(after.hits[0]!.page.url, 'https://zoo.example/falcon');
+  t.true(after.hits[0]!.relevance! > 0.5);
+
+  // Run again: nothing to do, the vectors are current.
+  const again = await IndexWriter.open(index, { embedder });
+  for await (const stored of index.export()) void again.add(stored);
+  t.like(await again.close(), { written: 0, unchanged: 3 });
+  t.is(embedder.pagesEmbedded, 3);
+
+  // A model change re-embeds everything once.
+  const next = bagOfWordsEmbedder('bag-of-words-v2');
+  const upgrade = await IndexWriter.open(index, { embedder: next });
+  for await (const stored of index.export()) void upgrade.add(stored);
+  t.like(await upgrade.close(), { written: 3, embedded: 3 });
+  t.deepEqual((await index.stats()).vectors, { 'bag-of-words-v2': 3 });
+});
+
+test('hybrid search finds by meaning what full text cannot, ranks by the calibrated score, and pages through it', async (t) => {
+  const { index } = await freshIndex(t);
+  const embedder = bagOfWordsEmbedder();
+  const writer = await IndexWriter.open(index, { embedder });
+  const pages = [
+    ...ANIMALS,
+    ...Array.from({ length: 12 }, (_, i) => page(`https://filler.example/${i}`, { title: `Note ${i}`, text: `meadow harbor engine number ${i}` })),
+  ];
+  await writeAll(writer, pages);
+  await writer.close();
+  const options = { weights: BY_COSINE, candidates: 5, embedder };
+  // "crabs fish rivers" matches the otter's text in full text; the vector leg adds pages that share no term.
+  const { hits } = await hybridSearch(index, query('otter crabs', { limit: 3 }), options);
+  t.is(hits[0]!.page.url, 'https://zoo.example/otter');
+  t.true(hits.every((hit, i) => i === 0 || hits[i - 1]!.relevance! >= hit.relevance!), 'best first');
+  // A later page is the same ranking, further on.
+  const four = await hybridSearch(index, query('otter crabs', { limit: 4 }), options);
+  const second = await hybridSearch(index, query('otter crabs', { limit: 3, offset: 1 }), options);
+  t.deepEqual(second.hits.map((hit) => hit.page.url), four.hits.slice(1).map((hit) => hit.page.url));
+});

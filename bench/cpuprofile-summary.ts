@@ -6,7 +6,7 @@
  *
  * The V8 profiler samples wall time: when the process is descheduled inside a syscall (typically
  * `writev` to a loopback socket, which wakes the peer process), the wait is charged to that native
- * function. Those samples are shown apart and left out of the stage percentages.
+ * function. Those samples are shown apart and left out of the stage percentages, as is start-up.
  *
  *   node dist/bench/cpuprofile-summary.js bench/results/cpuprofile.tmp/gateway-uncached.cpuprofile [--top 40]
  */
@@ -65,19 +65,29 @@ const STAGES: Array<[string, (frame: CallFrame) => boolean]> = [
   ['p-retry wrapper, upstream metrics', (f) => f.url.includes('node_modules/p-retry/') || (f.url.includes('/gateway/upstream.') && /^(withRetries|once|record|pRetry\.retries)$/.test(f.functionName))],
   ['provider: build request, map reply (searchgate-compatible)', (f) => f.url.includes('/vendors/')],
   ['Deadline (AbortSignal.timeout)', (f) => f.url.includes('/gateway/deadline.')],
-  ['request body parsing (koa-bodyparser, co-body, raw-body, bourne, type-is)', (f) => /node_modules\/(koa-bodyparser|co-body|raw-body|@hapi\/bourne|type-is|iconv-lite|inflation)\//.test(f.url) || f.functionName === 'requireJsonBody'],
+  ['request body parsing (server/body.ts; koa-bodyparser, co-body, raw-body, bourne, type-is)', (f) => /node_modules\/(koa-bodyparser|co-body|raw-body|@hapi\/bourne|type-is|iconv-lite|inflation)\//.test(f.url) || f.functionName === 'requireJsonBody' || f.url.includes('/server/body.')],
   ['validation (ajv, parseWebSearch)', (f) => f.functionName === 'parseWebSearch' || f.url.includes('node_modules/ajv/')],
-  ['authentication (sha256 of the key)', (f) => f.functionName === 'authenticate' || f.functionName === 'digestKey'],
-  ['cache key (sha256) and cache lookup', (f) => (/^(searchCacheKey|sha256)$/.test(f.functionName) && f.url.includes('/server/routes.')) || f.url.includes('/state/responseCache.') || f.url.includes('node_modules/lru-cache/')],
-  ['response envelope (webSearchEnvelope)', (f) => f.url.includes('/api/envelopes.')],
+  ['authentication (sha256 of the key)', (f) => /^(authenticate|digestKey|operatorKeyDigest|principalOf|bearerToken)$/.test(f.functionName)],
+  ['cache key (sha256) and cache lookup', (f) => (/^(searchCacheKey|sha256)$/.test(f.functionName) && /\/server\/(routes|operations)\./.test(f.url)) || f.url.includes('/state/responseCache.') || f.url.includes('node_modules/lru-cache/')],
+  ['response envelope (webSearchEnvelope, its stored bytes)', (f) => f.url.includes('/api/envelopes.')],
   ['metrics (prom-client)', (f) => f.url.includes('node_modules/prom-client/')],
   ['Koa respond (JSON.stringify of the body, headers, res.end)', (f) => f.functionName === 'respond' && f.url.includes('node_modules/koa/')],
-  ['lifecycle middleware (log id, in-flight gauge, log line)', (f) => f.functionName === 'lifecycle' || f.functionName === 'newLogId'],
+  ['lifecycle middleware (log id, in-flight gauge, log line)', (f) => /^(lifecycle|newLogId|routeTemplate)$/.test(f.functionName) && f.url.includes('/server/middleware.')],
   ['search chain (firstThatAnswers, searchWith loop)', (f) => f.url.includes('/gateway/search.') || f.url.includes('/gateway/upstream.')],
   ['node:http server (parser, IncomingMessage, ServerResponse)', (f) => /^node:_http_(server|common|incoming|outgoing)$/.test(f.url)],
   ['Koa and router machinery (context, compose, delegates, @koa/router)', (f) => /node_modules\/(koa|koa-compose|@koa\/router|delegates|koa-is-json|statuses|on-finished|ee-first|mime-types|cache-content-type|http-errors|vary|content-disposition|only|encodeurl|escape-html|fresh|accepts|negotiator)\//.test(f.url)],
   ['route handler (routes.ts)', (f) => f.url.includes('/server/routes.')],
 ];
+
+/**
+ * Start-up work (module loading and compiling) under any frame of the stack. The bench's own
+ * profiles start after start-up; one taken with --cpu-prof holds it, and it is set apart like writes.
+ */
+const STARTUP = 'start-up (module loading, compiling)';
+const isStartup = (frame: CallFrame) => frame.url.startsWith('node:internal/modules/');
+/** The bench starts and stops the profiler from inside the gateway (node:inspector): its own work is set apart too. */
+const PROFILER = 'the profiler itself (node:inspector session)';
+const isProfiler = (frame: CallFrame) => frame.url === 'node:inspector';
 
 const label = (frame: CallFrame) =>
   `${frame.functionName || '(anonymous)'} ${frame.url ? `${frame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${frame.lineNumber + 1}` : ''}`.trim();
@@ -111,8 +121,8 @@ for (const file of positionals) {
       const stack: CallFrame[] = [];
       for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!.callFrame);
       // The frame nearest the leaf that belongs to a stage decides: it is the code doing the work.
-      let stage: string | undefined;
-      for (const frame of stack) {
+      let stage: string | undefined = stack.some(isStartup) ? STARTUP : stack.some(isProfiler) ? PROFILER : undefined;
+      for (const frame of stage ? [] : stack) {
         stage = STAGES.find(([, test]) => test(frame))?.[0];
         if (stage) break;
       }
@@ -139,11 +149,11 @@ for (const file of positionals) {
     }
   };
   process.stdout.write(`# ${file}\nwall ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s\n`);
-  const writes = byStage.get(STAGES[0]![0]) ?? 0;
-  const onCpu = busy - writes;
-  process.stdout.write(`\nby stage of the request (percent of busy time without socket writes: ${(onCpu / 1e6).toFixed(1)} s)\n`);
+  const setApart = new Set([STAGES[0]![0], STARTUP, PROFILER]);
+  const onCpu = busy - [...setApart].reduce((sum, stage) => sum + (byStage.get(stage) ?? 0), 0);
+  process.stdout.write(`\nby stage of the request (percent of busy time without socket writes, start-up and the profiler: ${(onCpu / 1e6).toFixed(1)} s)\n`);
   for (const [stage, stageUs] of [...byStage].sort((a, b) => b[1] - a[1])) {
-    const share = stage === STAGES[0]![0] ? '     —' : `${((100 * stageUs) / onCpu).toFixed(1).padStart(5)}%`;
+    const share = setApart.has(stage) ? '     —' : `${((100 * stageUs) / onCpu).toFixed(1).padStart(5)}%`;
     process.stdout.write(`${msOf(stageUs)} ${share}  ${stage}\n`);
   }
   process.stdout.write('\n(the sections below: percent of busy time)\n');

@@ -19,7 +19,8 @@
  *      p50 and p99, and the difference to direct (the llm-gateway-bench method);
  *   2. uncached, C concurrent clients: p50/p99 and requests/s of the same three paths;
  *   3. cache hit, C concurrent clients: the gateway answering X-Cache: HIT next to a bare node:http
- *      server answering the same bytes.
+ *      server answering the same bytes, and next to a minimal Koa app answering them (Koa's own cost,
+ *      the ceiling for any gateway built on it).
  * Besides latency, each batch records the CPU time each server process spent per request (from
  * /proc, Linux only) and how much CPU other processes on the machine used meanwhile.
  *
@@ -27,19 +28,25 @@
  *
  *   npm run bench                              # full run (~1.5 min)
  *   npm run bench -- --quick                   # smoke run (a few seconds; JSON under bench/results/quick.tmp/)
- *   npm run bench -- --profile                 # also write V8 CPU profiles of the gateway children
- *                                              # (figures are then slower: profiling costs CPU)
+ *   npm run bench -- --profile                 # also write V8 CPU profiles of the gateway children,
+ *                                              # taken while they are measured (startup left out);
+ *                                              # figures are then slower: profiling costs CPU
  *   node dist/bench/cpuprofile-summary.js bench/results/cpuprofile.tmp/gateway-uncached.cpuprofile
+ *   npm run bench -- --baseline-dist /tmp/before/dist   # also measure an earlier build in the same run
+ *   node dist/bench/overhead.js --summarize a.json b.json c.json   # spread over repeated runs
  *
  * Flags: --rounds R (5) --n N (2000) --warmup W (1000) --concurrency C (64) --duration-ms D (4000)
  *        --concurrent-rounds K (3) --max-seconds S (170) --out FILE (bench/results/overhead.json)
  *        --profile [--profile-dir DIR (bench/results/cpuprofile.tmp)] --quick
+ *        --baseline-dist DIR: a gateway from another build's dist/ (its bench/overhead.js starts it),
+ *          measured beside this one on every path: before and after in one run, on the same machine load
  *        --gateway-node-options='--perf-basic-prof' (extra node options for the gateway children, e.g. for
- *          `perf record -g -p <gateway pid>`)
+ *          `perf record -g -p <gateway pid>`, or --trace-gc)
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
@@ -63,8 +70,8 @@ const REQUEST_HEADERS = {
 // Child roles
 // ---------------------------------------------------------------------------------------------------
 
-type ParentMessage = { type: 'serve-bytes'; body: string } | { type: 'stop' };
-type ChildMessage = { type: 'ready'; port: number; role: string };
+type ParentMessage = { type: 'serve-bytes'; body: string } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+type ChildMessage = { type: 'ready'; port: number; role: string } | { type: 'profiling' } | { type: 'profile-written' };
 
 function send(message: ChildMessage) {
   process.send!(message);
@@ -154,14 +161,38 @@ function exitOnStop(onStop: () => Promise<unknown> | void) {
   process.on('disconnect', () => void stop());
 }
 
+/**
+ * The least a Koa app can do: read the body and answer the same bytes as JSON, with no router and no
+ * work of its own. Its throughput next to the bare server's is the most any Koa-based gateway can reach.
+ */
+async function koaServer(body: Buffer): Promise<http.Server> {
+  const { default: Koa } = await import('koa');
+  const app = new Koa();
+  app.use(
+    (ctx) =>
+      new Promise<void>((resolve) => {
+        ctx.req.on('data', () => {});
+        ctx.req.on('end', () => {
+          ctx.set('Content-Type', 'application/json; charset=utf-8');
+          ctx.body = body;
+          resolve();
+        });
+      }),
+  );
+  return http.createServer(app.callback());
+}
+
 async function runUpstream() {
   const servers = [fixedServer(upstreamReplyBytes())];
   const port = await listen(servers[0]!);
   process.on('message', async (message: ParentMessage) => {
     if (message.type !== 'serve-bytes') return;
-    const bare = fixedServer(Buffer.from(message.body, 'utf8'));
-    servers.push(bare);
+    const bytes = Buffer.from(message.body, 'utf8');
+    const bare = fixedServer(bytes);
+    const koa = await koaServer(bytes);
+    servers.push(bare, koa);
     send({ type: 'ready', role: 'bare', port: await listen(bare) });
+    send({ type: 'ready', role: 'koa', port: await listen(koa) });
   });
   exitOnStop(() => {
     for (const server of servers) server.closeAllConnections();
@@ -198,7 +229,35 @@ async function runGateway(upstreamUrl: string, cacheEnabled: boolean) {
   const gateway = createGateway({ config, logger: createLogger('silent') });
   const address = await gateway.listen(0, HOST);
   exitOnStop(() => gateway.close(200));
+  answerProfiling();
   send({ type: 'ready', role: cacheEnabled ? 'gateway-cached' : 'gateway-uncached', port: address.port });
+}
+
+/**
+ * V8's CPU profiler, in this process, started and stopped by the client around the batches it
+ * measures: the profile holds the requests, not the start-up (module loading, config, the model).
+ */
+function answerProfiling() {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'profile-start') {
+      void (async () => {
+        await post('Profiler.enable');
+        await post('Profiler.setSamplingInterval', { interval: 1000 });
+        await post('Profiler.start');
+        send({ type: 'profiling' });
+      })();
+    } else if (message.type === 'profile-stop') {
+      void (async () => {
+        const { profile } = await post('Profiler.stop');
+        writeFileSync(message.file, JSON.stringify(profile));
+        send({ type: 'profile-written' });
+      })();
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -211,12 +270,15 @@ interface Child {
   url: string;
   stop(): Promise<void>;
   waitFor(role: string): Promise<number>;
+  /** Sends `message` and waits for the child's `reply`. */
+  ask(message: ParentMessage, reply: ChildMessage['type']): Promise<void>;
 }
 
 const children = new Set<ChildProcess>();
 
-function startChild(args: string[], role: string, execArgv: string[] = []): Promise<Child> {
-  const child = fork(SELF, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** A child running `module` (this script, or the same script of another build) in the given role. */
+function startChild(args: string[], role: string, execArgv: string[] = [], module = SELF): Promise<Child> {
+  const child = fork(module, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const waiters = new Map<string, (port: number) => void>();
@@ -248,7 +310,19 @@ function startChild(args: string[], role: string, execArgv: string[] = []): Prom
       if (child.connected) child.send({ type: 'stop' } satisfies ParentMessage);
       else child.kill('SIGTERM');
     });
-  return waitFor(role).then((port) => ({ process: child, pid: child.pid!, url: `http://${HOST}:${port}`, stop, waitFor }));
+  const ask = (message: ParentMessage, reply: ChildMessage['type']) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${role} child did not answer ${message.type} within 30 s`)), 30_000);
+      const onMessage = (answer: ChildMessage) => {
+        if (answer.type !== reply) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve();
+      };
+      child.on('message', onMessage);
+      child.send(message);
+    });
+  return waitFor(role).then((port) => ({ process: child, pid: child.pid!, url: `http://${HOST}:${port}`, stop, waitFor, ask }));
 }
 
 function killChildren() {
@@ -511,10 +585,12 @@ interface Options {
   profile: boolean;
   profileDir: string;
   gatewayNodeOptions: string[];
+  baselineDist: string | null;
+  summarize: string[] | null;
 }
 
 function readOptions(): Options {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     options: {
       rounds: { type: 'string' },
       n: { type: 'string' },
@@ -527,8 +603,11 @@ function readOptions(): Options {
       profile: { type: 'boolean', default: false },
       'profile-dir': { type: 'string' },
       'gateway-node-options': { type: 'string' },
+      'baseline-dist': { type: 'string' },
+      summarize: { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
     },
+    allowPositionals: true,
     strict: true,
   });
   const quick = values.quick === true;
@@ -538,6 +617,7 @@ function readOptions(): Options {
     if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer`);
     return parsed;
   };
+  if (positionals.length > 0 && !values.summarize) throw new Error(`unexpected arguments: ${positionals.join(' ')}`);
   return {
     rounds: int(values.rounds, quick ? 2 : 5, 'rounds'),
     n: int(values.n, quick ? 200 : 2000, 'n'),
@@ -545,11 +625,13 @@ function readOptions(): Options {
     concurrency: int(values.concurrency, 64, 'concurrency'),
     durationMs: int(values['duration-ms'], quick ? 500 : 4000, 'duration-ms'),
     concurrentRounds: int(values['concurrent-rounds'], quick ? 1 : 3, 'concurrent-rounds'),
-    maxSeconds: int(values['max-seconds'], 170, 'max-seconds'),
+    maxSeconds: int(values['max-seconds'], values['baseline-dist'] ? 240 : 170, 'max-seconds'),
     out: resolve(values.out ?? (quick ? 'bench/results/quick.tmp/overhead.json' : 'bench/results/overhead.json')),
     profile: values.profile === true,
     profileDir: resolve(values['profile-dir'] ?? 'bench/results/cpuprofile.tmp'),
     gatewayNodeOptions: (values['gateway-node-options'] ?? '').split(/\s+/).filter(Boolean),
+    baselineDist: values['baseline-dist'] ? resolve(values['baseline-dist']) : null,
+    summarize: values.summarize ? positionals.map((file) => resolve(file)) : null,
   };
 }
 
@@ -582,9 +664,40 @@ const rps = (value: number) => (Number.isFinite(value) ? Math.round(value).toLoc
 const us = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
 const cpuCell = (sample: { serverCpuUs: number; serverSysUs: number }) => `${us(sample.serverCpuUs)} (${us(sample.serverSysUs)})`;
 const signedMs = (value: number) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${ms(value)}` : 'n/a');
+const times = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : 'n/a');
+const range = (values: number[], format: (value: number) => string) => {
+  const finite = values.filter(Number.isFinite);
+  return finite.length ? `${format(Math.min(...finite))} … ${format(Math.max(...finite))}` : 'n/a';
+};
+
+type Summary = ReturnType<typeof summarizeRounds>;
+type PerRound = Array<Record<string, Sample>>;
+
+/** Latency a path adds over the direct call: of the medians over rounds, and per round (the spread). */
+function addedOverDirect(summary: Summary, perRound: PerRound, key: string) {
+  const p50PerRound = perRound.map((round) => round[key]!.p50 - round.direct!.p50);
+  const p99PerRound = perRound.map((round) => round[key]!.p99 - round.direct!.p99);
+  return {
+    p50: summary[key]!.p50 - summary.direct!.p50,
+    p99: summary[key]!.p99 - summary.direct!.p99,
+    p50PerRound,
+    p99PerRound,
+    /** Per round, then the median: robust to a round where one side was disturbed. */
+    p50MedianOfRoundDeltas: median(p50PerRound),
+  };
+}
+
+/** A server's cache-hit throughput over the bare server's: of the medians, and per round (both measured back to back). */
+function throughputOverBare(summary: Summary, perRound: PerRound, key: string) {
+  return { ratio: summary[key]!.rps / summary.bare!.rps, perRound: perRound.map((round) => round[key]!.rps / round.bare!.rps) };
+}
+
+/** os.loadavg() as `uptime` prints it, with the time it was read. */
+const loadNow = () => ({ at: new Date().toISOString(), loadAverage: os.loadavg().map(round2) });
 
 async function runClient() {
   const options = readOptions();
+  if (options.summarize) return summarizeRuns(options.summarize);
   const watchdog = setTimeout(() => {
     process.stderr.write(`bench: still running after ${options.maxSeconds} s; stopping\n`);
     killChildren();
@@ -597,20 +710,28 @@ async function runClient() {
   const before = machine();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   log(`bench: ${before.nproc} CPUs (${before.cpuModel}), Node ${before.node}, load ${before.loadAverage.join(' ')}`);
+  const loads: Record<string, ReturnType<typeof loadNow>> = { start: loadNow() };
 
-  const profileArgs = (name: string) => [
-    ...options.gatewayNodeOptions,
-    ...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', `${name}.cpuprofile`] : []),
-  ];
+  const nodeOptions = options.gatewayNodeOptions;
   if (options.profile) mkdirSync(options.profileDir, { recursive: true });
+  /** The gateway child's CPU profiler, on around the batches measured, when --profile asks for it. */
+  const startProfile = async (child: Child) => {
+    if (options.profile) await child.ask({ type: 'profile-start' }, 'profiling');
+  };
+  const stopProfile = async (child: Child, name: string) => {
+    if (!options.profile) return;
+    const file = resolve(options.profileDir, `${name}.cpuprofile`);
+    await child.ask({ type: 'profile-stop', file }, 'profile-written');
+    log(`bench: CPU profile of the gateway: ${relative(process.cwd(), file)}`);
+  };
+  const baselineModule = options.baselineDist && resolve(options.baselineDist, 'bench/overhead.js');
+  const startGateway = (cache: 'on' | 'off', module = SELF) =>
+    startChild(['--role', 'gateway', '--upstream', upstream.url, '--cache', cache], cache === 'on' ? 'gateway-cached' : 'gateway-uncached', nodeOptions, module);
 
   const upstream = await startChild(['--role', 'upstream'], 'upstream');
   const proxy = await startChild(['--role', 'proxy', '--upstream', upstream.url], 'proxy');
-  const gateway = await startChild(
-    ['--role', 'gateway', '--upstream', upstream.url, '--cache', 'off'],
-    'gateway-uncached',
-    profileArgs('gateway-uncached'),
-  );
+  const gateway = await startGateway('off');
+  const baseline = baselineModule ? await startGateway('off', baselineModule) : null;
 
   const direct: Target = { key: 'direct', label: 'direct: client → upstream', origin: upstream.url, serverPid: upstream.pid };
   const viaProxy: Target = { key: 'proxy', label: 'control: client → bare Node proxy → upstream', origin: proxy.url, serverPid: proxy.pid };
@@ -621,11 +742,23 @@ async function runClient() {
     serverPid: gateway.pid,
     expectCache: 'BYPASS',
   };
-  const uncachedTargets = [direct, viaProxy, viaGateway];
+  const viaBaseline: Target | null = baseline && {
+    key: 'baseline',
+    label: 'client → searchgate, baseline build → upstream',
+    origin: baseline.url,
+    serverPid: baseline.pid,
+    expectCache: 'BYPASS',
+  };
+  const uncachedTargets = [direct, viaProxy, viaGateway, ...(viaBaseline ? [viaBaseline] : [])];
   for (const target of uncachedTargets) await probe(target);
+  const gatewayKeys = ['proxy', 'gateway', ...(viaBaseline ? ['baseline'] : [])];
+
+  // The uncached profile covers both uncached phases, sequential and concurrent.
+  await startProfile(gateway);
 
   // 1. Uncached, sequential: median of rounds.
   log(`bench: uncached sequential: ${options.rounds} rounds × ${options.n} requests per path (warm-up ${options.warmup})`);
+  loads.sequential = loadNow();
   let meter = cpuMeter();
   const seq = await rounds(
     uncachedTargets,
@@ -634,18 +767,12 @@ async function runClient() {
     'sequential',
   );
   const seqCpu = meter();
-  const seqAdded = (key: string) => ({
-    p50: seq.summary[key]!.p50 - seq.summary.direct!.p50,
-    p99: seq.summary[key]!.p99 - seq.summary.direct!.p99,
-    /** Per round, then the median: robust to a round where one side was disturbed. */
-    p50MedianOfRoundDeltas: median(seq.perRound.map((round) => round[key]!.p50 - round.direct!.p50)),
-  });
   const sequential = {
     rounds: options.rounds,
     requestsPerRound: options.n,
     warmup: options.warmup,
     paths: seq.summary,
-    added: { proxy: seqAdded('proxy'), gateway: seqAdded('gateway') },
+    added: Object.fromEntries(gatewayKeys.map((key) => [key, addedOverDirect(seq.summary, seq.perRound, key)])),
     cpu: seqCpu,
     perRound: seq.perRound,
   };
@@ -660,21 +787,34 @@ async function runClient() {
     warmupRequests: 1_000_000,
     warmupMs: Math.min(1000, options.durationMs),
   };
+  loads.concurrent = loadNow();
   meter = cpuMeter();
   const conc = await rounds(uncachedTargets, concurrentOptions, log, 'uncached');
   const concurrent = { clients: options.concurrency, paths: conc.summary, cpu: meter(), perRound: conc.perRound };
-  await Promise.all([gateway.stop(), proxy.stop()]);
+  await stopProfile(gateway, 'gateway-uncached');
+  await Promise.all([gateway.stop(), proxy.stop(), baseline?.stop()]);
 
   // 3. Cache hit, concurrent.
   log(`bench: cache hit, ${options.concurrency} concurrent clients: ${options.concurrentRounds} rounds × ${options.durationMs} ms per server`);
-  const cachedGateway = await startChild(
-    ['--role', 'gateway', '--upstream', upstream.url, '--cache', 'on'],
-    'gateway-cached',
-    profileArgs('gateway-cached'),
-  );
+  const cachedGateway = await startGateway('on');
+  const cachedBaseline = baselineModule ? await startGateway('on', baselineModule) : null;
   const hit: Target = { key: 'gatewayHit', label: 'searchgate, X-Cache: HIT', origin: cachedGateway.url, serverPid: cachedGateway.pid, expectCache: 'HIT' };
+  const baselineHit: Target | null = cachedBaseline && {
+    key: 'baselineHit',
+    label: 'searchgate, baseline build, X-Cache: HIT',
+    origin: cachedBaseline.url,
+    serverPid: cachedBaseline.pid,
+    expectCache: 'HIT',
+  };
   await probe({ ...hit, expectCache: 'MISS' }); // fills the cache
   const hitBytes = await probe(hit);
+  if (baselineHit) {
+    await probe({ ...baselineHit, expectCache: 'MISS' });
+    const baselineBytes = await probe(baselineHit);
+    // The replies differ only in the log_id and the gateway's own port (in each result's id).
+    const comparable = (text: string) => text.replace(/"log_id":"[0-9a-f]+"/, '').replaceAll(/127\.0\.0\.1:\d+/g, '');
+    if (comparable(baselineBytes) !== comparable(hitBytes)) throw new Error('the baseline build answers different bytes');
+  }
   upstream.process.send({ type: 'serve-bytes', body: hitBytes } satisfies ParentMessage);
   const bare: Target = {
     key: 'bare',
@@ -683,11 +823,29 @@ async function runClient() {
     serverPid: upstream.pid,
   };
   if ((await probe(bare)) !== hitBytes) throw new Error('the bare server does not answer the gateway reply bytes');
+  const koa: Target = {
+    key: 'koa',
+    label: 'control: minimal Koa app, same reply bytes',
+    origin: `http://${HOST}:${await upstream.waitFor('koa')}`,
+    serverPid: upstream.pid,
+  };
+  if ((await probe(koa)) !== hitBytes) throw new Error('the Koa control does not answer the gateway reply bytes');
+  loads.cacheHit = loadNow();
   meter = cpuMeter();
-  const cached = await rounds([bare, hit], concurrentOptions, log, 'cache-hit');
-  const cacheHit = { clients: options.concurrency, servers: cached.summary, cpu: meter(), perRound: cached.perRound };
-  await cachedGateway.stop();
+  await startProfile(cachedGateway);
+  const cached = await rounds([bare, koa, hit, ...(baselineHit ? [baselineHit] : [])], concurrentOptions, log, 'cache-hit');
+  await stopProfile(cachedGateway, 'gateway-cached');
+  const hitKeys = ['koa', 'gatewayHit', ...(baselineHit ? ['baselineHit'] : [])];
+  const cacheHit = {
+    clients: options.concurrency,
+    servers: cached.summary,
+    throughputOverBare: Object.fromEntries(hitKeys.map((key) => [key, throughputOverBare(cached.summary, cached.perRound, key)])),
+    cpu: meter(),
+    perRound: cached.perRound,
+  };
+  await Promise.all([cachedGateway.stop(), cachedBaseline?.stop()]);
   await upstream.stop();
+  loads.end = loadNow();
 
   const after = machine();
   const result = {
@@ -695,65 +853,159 @@ async function runClient() {
     startedAt: startedAt.toISOString(),
     durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
     command: `node dist/bench/overhead.js ${process.argv.slice(2).join(' ')}`.trim(),
-    machine: { ...before, loadAverageAfter: after.loadAverage },
+    machine: { ...before, loadAverageAfter: after.loadAverage, loads },
     setup: {
-      processes: 'client (this process; undici Pool, keep-alive), upstream child, bare-proxy child, gateway child; 127.0.0.1',
+      processes: 'client (this process; undici Pool, keep-alive), upstream child, bare-proxy child, gateway child(ren); 127.0.0.1',
       request: { method: 'POST', path: SEARCH_PATH, body: REQUEST_BODY, headers: 'Authorization: Bearer <key>, Content-Type: application/json' },
       upstreamReplyBytes: upstreamReplyBytes().length,
       gatewayReplyBytes: Buffer.byteLength(hitBytes),
       gateway: { provider: 'searchgate-compatible', logging: 'silent', authKeys: 1, cache: { uncachedScenarios: false, cacheHitScenario: true } },
+      baselineDist: options.baselineDist,
       units: 'latency in ms; serverCpuUs/clientCpuUs: CPU µs per request; cpu.*Cores: average CPUs busy during the phase',
     },
-    options: { ...options, out: relative(process.cwd(), options.out), profileDir: options.profile ? relative(process.cwd(), options.profileDir) : undefined },
+    options: {
+      ...options,
+      out: relative(process.cwd(), options.out),
+      profileDir: options.profile ? relative(process.cwd(), options.profileDir) : undefined,
+    },
     sequential,
     concurrent,
     cacheHit,
   };
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${report(result, options).join('\n')}\n`);
+}
 
-  const s = sequential;
-  const sp = sequential.paths;
-  const c = concurrent;
-  const cp = concurrent.paths;
-  const h = cacheHit;
-  const hs = cacheHit.servers;
+type Result = {
+  startedAt: string;
+  durationSeconds: number;
+  machine: ReturnType<typeof machine> & { loadAverageAfter: number[]; loads?: Record<string, ReturnType<typeof loadNow>> };
+  setup: { gatewayReplyBytes: number; baselineDist?: string | null };
+  options: { rounds: number; n: number; warmup: number; concurrency: number; concurrentRounds: number; durationMs: number; profile: boolean; profileDir?: string; out: string };
+  sequential: { paths: Summary; added: Record<string, ReturnType<typeof addedOverDirect>>; cpu: ReturnType<ReturnType<typeof cpuMeter>>; perRound: PerRound };
+  concurrent: { paths: Summary; cpu: ReturnType<ReturnType<typeof cpuMeter>>; perRound: PerRound };
+  cacheHit: { servers: Summary; throughputOverBare: Record<string, ReturnType<typeof throughputOverBare>>; cpu: ReturnType<ReturnType<typeof cpuMeter>> };
+};
+
+/** The run as Markdown: the figures the targets are about first, side by side as ratios, then every table. */
+function report(result: Result, options: Pick<Options, 'rounds' | 'n' | 'warmup' | 'concurrency' | 'concurrentRounds' | 'durationMs' | 'profile' | 'profileDir'>) {
+  const { machine: m, sequential: s, concurrent: c, cacheHit: h } = result;
+  const sp = s.paths;
+  const cp = c.paths;
+  const hs = h.servers;
+  const hasBaseline = 'baseline' in sp;
   const other = (cpu: ReturnType<ReturnType<typeof cpuMeter>>) => (cpu ? `${cpu.otherCores}` : 'n/a');
+  const column = (key: string, hitKey: string) => [
+    `${signedMs(s.added[key]!.p50)} (rounds ${range(s.added[key]!.p50PerRound, signedMs)})`,
+    `${signedMs(s.added[key]!.p99)} (rounds ${range(s.added[key]!.p99PerRound, signedMs)})`,
+    times(s.added[key]!.p50 / s.added.proxy!.p50),
+    times(cp[key]!.serverCpuUs / cp.proxy!.serverCpuUs),
+    hitKey ? `${times(h.throughputOverBare[hitKey]!.ratio)} (rounds ${range(h.throughputOverBare[hitKey]!.perRound, times)})` : '—',
+  ];
+  const gatewayColumn = column('gateway', 'gatewayHit');
+  const baselineColumn = hasBaseline ? column('baseline', 'baselineHit') : [];
+  const koaHit = h.throughputOverBare.koa;
+  const proxyColumn = [
+    `${signedMs(s.added.proxy!.p50)} (rounds ${range(s.added.proxy!.p50PerRound, signedMs)})`,
+    `${signedMs(s.added.proxy!.p99)} (rounds ${range(s.added.proxy!.p99PerRound, signedMs)})`,
+    '1.00×',
+    '1.00×',
+    koaHit ? `minimal Koa app: ${times(koaHit.ratio)} (rounds ${range(koaHit.perRound, times)})` : '—',
+  ];
+  const rows = [
+    'added p50 over a direct call (sequential, ms)',
+    'added p99 over a direct call (sequential, ms)',
+    'added p50 ÷ the control proxy’s',
+    'server CPU per request ÷ the control proxy’s (uncached, 64 clients)',
+    'cache-hit throughput ÷ bare node:http (same bytes, 64 clients)',
+  ];
+  const targets = ['≤ +0.300', '', '', '', '≥ 0.50×'];
+  const loads = m.loads ? Object.entries(m.loads).map(([phase, load]) => `${phase} ${load.loadAverage.join(' ')}`).join('; ') : '';
   const lines = [
-    `### Gateway overhead — ${startedAt.toISOString()}`,
+    `### Gateway overhead — ${result.startedAt}`,
     '',
-    `Machine: ${before.nproc} CPUs (${before.cpuModel}), ${before.memoryGiB} GiB, Node ${before.node}; ` +
-      `load average at start ${before.loadAverage.join(' ')}, at end ${after.loadAverage.join(' ')}. ` +
-      `CPUs used by other processes meanwhile: ${other(s.cpu)} (sequential), ${other(c.cpu)} (uncached concurrent), ${other(h.cpu)} (cache hit).`,
+    `Machine: ${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit ${m.commit ?? 'n/a'}. ` +
+      `Load average (1, 5, 15 min): ${loads || `start ${m.loadAverage.join(' ')}, end ${m.loadAverageAfter.join(' ')}`}. ` +
+      `CPUs used by other processes meanwhile: ${other(s.cpu)} (sequential), ${other(c.cpu)} (uncached concurrent), ${other(h.cpu)} (cache hit).` +
+      (result.setup.baselineDist ? ` Baseline build: ${result.setup.baselineDist}.` : ''),
+    '',
+    `| | **searchgate**${hasBaseline ? ' | searchgate, baseline build' : ''} | controls: do-nothing Node proxy; minimal Koa app | target |`,
+    `|---|---:|${hasBaseline ? '---:|' : ''}---:|---:|`,
+    ...rows.map((row, i) => `| ${row} | **${gatewayColumn[i]}**${hasBaseline ? ` | ${baselineColumn[i]}` : ''} | ${proxyColumn[i]} | ${targets[i]} |`),
     '',
     `**Uncached, sequential** — 1 client, median of ${options.rounds} rounds × ${options.n} requests per path, after ${options.warmup} warm-up requests`,
     '',
     '| path | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | server CPU µs/req (kernel) |',
     '|---|---:|---:|---:|---:|---:|',
-    `| ${direct.label} | ${ms(sp.direct!.p50)} | ${ms(sp.direct!.p99)} | — | — | ${cpuCell(sp.direct!)} (upstream) |`,
-    `| ${viaProxy.label} | ${ms(sp.proxy!.p50)} | ${ms(sp.proxy!.p99)} | ${signedMs(s.added.proxy.p50)} | ${signedMs(s.added.proxy.p99)} | ${cpuCell(sp.proxy!)} (proxy) |`,
-    `| **${viaGateway.label}** | ${ms(sp.gateway!.p50)} | ${ms(sp.gateway!.p99)} | **${signedMs(s.added.gateway.p50)}** | **${signedMs(s.added.gateway.p99)}** | ${cpuCell(sp.gateway!)} (gateway) |`,
+    `| ${sp.direct!.label} | ${ms(sp.direct!.p50)} | ${ms(sp.direct!.p99)} | — | — | ${cpuCell(sp.direct!)} (upstream) |`,
+    ...['proxy', 'gateway', ...(hasBaseline ? ['baseline'] : [])].map((key) => {
+      const bold = key === 'gateway' ? '**' : '';
+      return `| ${bold}${sp[key]!.label}${bold} | ${ms(sp[key]!.p50)} | ${ms(sp[key]!.p99)} | ${bold}${signedMs(s.added[key]!.p50)}${bold} | ${bold}${signedMs(s.added[key]!.p99)}${bold} | ${cpuCell(sp[key]!)} |`;
+    }),
     '',
     `**Uncached, ${options.concurrency} concurrent clients** — keep-alive, median of ${options.concurrentRounds} rounds × ${options.durationMs / 1000} s per path`,
     '',
     '| path | p50 (ms) | p99 (ms) | req/s | added p50 (ms) | server CPU µs/req (kernel) |',
     '|---|---:|---:|---:|---:|---:|',
-    `| ${direct.label} | ${ms(cp.direct!.p50)} | ${ms(cp.direct!.p99)} | ${rps(cp.direct!.rps)} | — | ${cpuCell(cp.direct!)} |`,
-    `| ${viaProxy.label} | ${ms(cp.proxy!.p50)} | ${ms(cp.proxy!.p99)} | ${rps(cp.proxy!.rps)} | ${signedMs(cp.proxy!.p50 - cp.direct!.p50)} | ${cpuCell(cp.proxy!)} |`,
-    `| **${viaGateway.label}** | ${ms(cp.gateway!.p50)} | ${ms(cp.gateway!.p99)} | ${rps(cp.gateway!.rps)} | ${signedMs(cp.gateway!.p50 - cp.direct!.p50)} | ${cpuCell(cp.gateway!)} |`,
+    `| ${cp.direct!.label} | ${ms(cp.direct!.p50)} | ${ms(cp.direct!.p99)} | ${rps(cp.direct!.rps)} | — | ${cpuCell(cp.direct!)} |`,
+    ...['proxy', 'gateway', ...(hasBaseline ? ['baseline'] : [])].map((key) => {
+      const bold = key === 'gateway' ? '**' : '';
+      return `| ${bold}${cp[key]!.label}${bold} | ${ms(cp[key]!.p50)} | ${ms(cp[key]!.p99)} | ${rps(cp[key]!.rps)} | ${signedMs(cp[key]!.p50 - cp.direct!.p50)} | ${cpuCell(cp[key]!)} |`;
+    }),
     '',
-    `**Cache hit, ${options.concurrency} concurrent clients** — same ${Buffer.byteLength(hitBytes)}-byte reply; median of ${options.concurrentRounds} rounds × ${options.durationMs / 1000} s per server`,
+    `**Cache hit, ${options.concurrency} concurrent clients** — same ${result.setup.gatewayReplyBytes}-byte reply; median of ${options.concurrentRounds} rounds × ${options.durationMs / 1000} s per server`,
     '',
     '| server | p50 (ms) | p99 (ms) | req/s | server CPU µs/req (kernel) |',
     '|---|---:|---:|---:|---:|',
-    `| ${bare.label} | ${ms(hs.bare!.p50)} | ${ms(hs.bare!.p99)} | ${rps(hs.bare!.rps)} | ${cpuCell(hs.bare!)} |`,
-    `| **${hit.label}** | ${ms(hs.gatewayHit!.p50)} | ${ms(hs.gatewayHit!.p99)} | ${rps(hs.gatewayHit!.rps)} (${(hs.gatewayHit!.rps / hs.bare!.rps).toFixed(2)}× bare) | ${cpuCell(hs.gatewayHit!)} |`,
+    `| ${hs.bare!.label} | ${ms(hs.bare!.p50)} | ${ms(hs.bare!.p99)} | ${rps(hs.bare!.rps)} | ${cpuCell(hs.bare!)} |`,
+    ...[...('koa' in hs ? ['koa'] : []), 'gatewayHit', ...(hasBaseline ? ['baselineHit'] : [])].map((key) => {
+      const bold = key === 'gatewayHit' ? '**' : '';
+      return `| ${bold}${hs[key]!.label}${bold} | ${ms(hs[key]!.p50)} | ${ms(hs[key]!.p99)} | ${rps(hs[key]!.rps)} (${times(h.throughputOverBare[key]!.ratio)} bare) | ${cpuCell(hs[key]!)} |`;
+    }),
     '',
-    `Errors: ${sp.direct!.errors + sp.proxy!.errors + sp.gateway!.errors} sequential, ` +
-      `${cp.direct!.errors + cp.proxy!.errors + cp.gateway!.errors} uncached concurrent, ${hs.bare!.errors + hs.gatewayHit!.errors} cache hit. ` +
-      `Run took ${result.durationSeconds} s. JSON: ${relative(process.cwd(), options.out)}` +
+    `Errors: ${Object.values(sp).reduce((sum, path) => sum + path.errors, 0)} sequential, ` +
+      `${Object.values(cp).reduce((sum, path) => sum + path.errors, 0)} uncached concurrent, ${Object.values(hs).reduce((sum, path) => sum + path.errors, 0)} cache hit. ` +
+      `Run took ${result.durationSeconds} s. JSON: ${result.options.out}` +
       (options.profile ? `. CPU profiles of the gateway children: ${relative(process.cwd(), options.profileDir)}/` : ''),
   ];
+  return lines;
+}
+
+/** The spread of the headline figures over several runs' JSON files (`--summarize a.json b.json …`). */
+function summarizeRuns(files: string[]) {
+  const runs = files.map((file) => ({ file: relative(process.cwd(), file), result: JSON.parse(readFileSync(file, 'utf8')) as Result }));
+  const figures: Array<[string, (result: Result) => number, (value: number) => string]> = [
+    ['searchgate: added p50 (ms)', (r) => r.sequential.added.gateway!.p50, signedMs],
+    ['searchgate: added p99 (ms)', (r) => r.sequential.added.gateway!.p99, signedMs],
+    ['control proxy: added p50 (ms)', (r) => r.sequential.added.proxy!.p50, signedMs],
+    ['control proxy: added p99 (ms)', (r) => r.sequential.added.proxy!.p99, signedMs],
+    ['searchgate ÷ control, added p50', (r) => r.sequential.added.gateway!.p50 / r.sequential.added.proxy!.p50, times],
+    ['cache hit ÷ bare node:http, throughput', (r) => r.cacheHit.throughputOverBare.gatewayHit!.ratio, times],
+    ['minimal Koa app ÷ bare node:http, throughput', (r) => r.cacheHit.throughputOverBare.koa?.ratio ?? NaN, times],
+    ['bare node:http: requests/s', (r) => r.cacheHit.servers.bare!.rps, rps],
+    ['cache hit: searchgate requests/s', (r) => r.cacheHit.servers.gatewayHit!.rps, rps],
+    ['cache hit: searchgate CPU µs/req', (r) => r.cacheHit.servers.gatewayHit!.serverCpuUs, us],
+    ['uncached, 64 clients: searchgate CPU µs/req', (r) => r.concurrent.paths.gateway!.serverCpuUs, us],
+    ['uncached, 64 clients: control CPU µs/req', (r) => r.concurrent.paths.proxy!.serverCpuUs, us],
+    ['baseline build: added p50 (ms)', (r) => r.sequential.added.baseline?.p50 ?? NaN, signedMs],
+    ['baseline build: added p99 (ms)', (r) => r.sequential.added.baseline?.p99 ?? NaN, signedMs],
+    ['baseline build: cache hit ÷ bare', (r) => r.cacheHit.throughputOverBare.baselineHit?.ratio ?? NaN, times],
+    ['baseline build: cache hit CPU µs/req', (r) => r.cacheHit.servers.baselineHit?.serverCpuUs ?? NaN, us],
+    ['load average (1 min) at start', (r) => r.machine.loadAverage[0]!, (v) => v.toFixed(2)],
+    ['CPUs used by others, sequential', (r) => r.sequential.cpu?.otherCores ?? NaN, (v) => v.toFixed(2)],
+    ['CPUs used by others, cache hit', (r) => r.cacheHit.cpu?.otherCores ?? NaN, (v) => v.toFixed(2)],
+  ];
+  const lines = [
+    `| figure | ${runs.map((_run, i) => `run ${i + 1}`).join(' | ')} | median | min … max |`,
+    `|---|${runs.map(() => '---:|').join('')}---:|---:|`,
+  ];
+  for (const [name, pick, format] of figures) {
+    const values = runs.map(({ result }) => pick(result));
+    if (values.every((value) => !Number.isFinite(value))) continue;
+    lines.push(`| ${name} | ${values.map(format).join(' | ')} | ${format(median(values))} | ${range(values, format)} |`);
+  }
+  lines.push('', ...runs.map(({ file, result }, i) => `run ${i + 1}: ${file}, ${result.startedAt}, load ${result.machine.loadAverage.join(' ')}`));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -761,6 +1013,7 @@ async function runClient() {
 
 const roleArgs = parseArgs({
   options: { role: { type: 'string' }, upstream: { type: 'string' }, cache: { type: 'string' } },
+  allowPositionals: true,
   strict: false,
 }).values;
 

@@ -1,4 +1,7 @@
-/** The success bodies of both operations, built fresh for every response (cached replays included). */
+/**
+ * The success bodies of both operations. The web-search envelope is also kept serialized per search
+ * outcome, so that a cached replay sends stored bytes with only its own log_id put in.
+ */
 import type { GatewayResult, SearchOutcome } from '../gateway/search.js';
 import type { RerankOutcome } from '../gateway/rerank.js';
 import type { RerankRequest, WebSearchRequest } from './validate.js';
@@ -22,6 +25,55 @@ export function webSearchEnvelope(logId: string, request: WebSearchRequest, outc
       },
     },
   };
+}
+
+/** A response body already serialized as JSON: the route sends its bytes as they are. */
+export class JsonBytes {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/** One serialized envelope, and where its log_id's JSON string is in it. */
+interface SerializedEnvelope {
+  query: string;
+  textMode: boolean;
+  idBase: string;
+  bytes: Buffer;
+  /** The log_id's quoted string spans bytes [ID_START, idEnd). */
+  idEnd: number;
+}
+
+/**
+ * One serialization per search outcome, held as long as the outcome is (by the response cache,
+ * while the entry lives). A cached outcome is the same object on every hit, and never changed.
+ */
+const serializedEnvelopes = new WeakMap<SearchOutcome, SerializedEnvelope>();
+const ENVELOPE_HEAD = '{"code":200,"log_id":';
+const ID_START = ENVELOPE_HEAD.length;
+
+/**
+ * The bytes of webSearchEnvelope(logId, request, outcome, idBase), as JSON.stringify gives them.
+ * They are kept per outcome and id base (the origin a client reached the gateway at): an answer from
+ * the cache copies them with its own log_id in place of the first one's, rather than building and
+ * serializing the envelope again (5 kB for 10 results: JSON.stringify alone takes ~15 µs on Node 20).
+ */
+export function webSearchEnvelopeBytes(logId: string, request: WebSearchRequest, outcome: SearchOutcome, idBase: string): JsonBytes {
+  const textMode = request.text !== null;
+  const serialized = serializedEnvelopes.get(outcome);
+  if (serialized && serialized.query === request.query && serialized.textMode === textMode && serialized.idBase === idBase) {
+    const id = JSON.stringify(logId);
+    const idLength = Buffer.byteLength(id);
+    const { bytes, idEnd } = serialized;
+    const copy = Buffer.allocUnsafe(bytes.length - (idEnd - ID_START) + idLength);
+    bytes.copy(copy, 0, 0, ID_START);
+    copy.write(id, ID_START);
+    bytes.copy(copy, ID_START + idLength, idEnd);
+    return new JsonBytes(copy);
+  }
+  const bytes = Buffer.from(JSON.stringify(webSearchEnvelope(logId, request, outcome, idBase)));
+  const idEnd = ID_START + Buffer.byteLength(JSON.stringify(logId));
+  if (bytes.toString('utf8', 0, ID_START) !== ENVELOPE_HEAD) throw new Error('webSearchEnvelope no longer starts with code and log_id');
+  serializedEnvelopes.set(outcome, { query: request.query, textMode, idBase, bytes, idEnd });
+  return new JsonBytes(bytes);
 }
 
 /** The ranked results a rerank answers with: best first, cut to top_n, each document's text when asked. */

@@ -5,7 +5,7 @@ import Koa from 'koa';
 import { createDashboardRouter } from '../dashboard/routes.js';
 import { createMcpRouter, mcpErrorScope } from '../mcp/server.js';
 import { requestLifecycle } from './middleware.js';
-import { createRouter } from './routes.js';
+import { createRouter, routesOf } from './routes.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
 
 export interface Gateway {
@@ -23,7 +23,7 @@ export function createGateway(options: ServiceOptions): Gateway {
   const router = createRouter(services);
   const scopes = services.errorScopes(services.config.mcp.enabled ? [mcpErrorScope(services.config.mcp.path)] : []);
   app.use(requestLifecycle(services.metrics, services.logger, scopes));
-  app.use(router.routes());
+  app.use(routesOf(router));
   app.use(router.allowedMethods());
   if (services.config.mcp.enabled) app.use(createMcpRouter(services).routes());
   if (services.config.dashboard.enabled) {

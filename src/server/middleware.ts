@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { ApiError, errorKind } from '../api/errors.js';
 import type { ErrorScopes, PathScope } from '../dialects/scopes.js';
 import { servedRoutes } from '../dialects/errors.js';
 import type { Authenticator, Principal } from '../state/keys.js';
 import type { Logger } from './logger.js';
+import { readBody, type BodyType } from './body.js';
 import { seriesCache, type Metrics } from './metrics.js';
 
 export interface RequestState {
@@ -85,8 +85,17 @@ function respondWithError(ctx: Context, failure: ApiError, state: RequestState) 
 /** The matched route as a template (`/searxng/{key}/search`), never a raw path that could hold a key. */
 function routeTemplate(ctx: Context): string {
   const matched = (ctx as { _matchedRoute?: string })._matchedRoute;
-  return matched ? matched.replace(/:([A-Za-z0-9_]+)/g, '{$1}') : 'unmatched';
+  if (!matched) return 'unmatched';
+  let template = routeTemplates.get(matched);
+  if (template === undefined) {
+    template = matched.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    routeTemplates.set(matched, template);
+  }
+  return template;
 }
+
+/** Each registered route's template, made once: the routes are a fixed set. */
+const routeTemplates = new Map<string, string>();
 
 /** Query parameters that may carry a key, by the names clients use. */
 const KEY_PARAMETER = /^(key|api_?key|access_?token|token|subscription_?token)$/i;
@@ -165,24 +174,10 @@ export const jsonBody = (limit: string | number) => requestBody(limit, ['json'])
  * A request body of one of `types` (JSON, and for SearXNG form fields too), at most `limit`; 415
  * for a body of any other type, before it is read. A request without a body reads as {}: clients
  * post nothing where a vendor takes its parameters from the query string (LangChain's Serper).
+ * One middleware, so that it can be spread into a route's list (body.ts reads it).
  */
-export function requestBody(limit: string | number, types: ReadonlyArray<'json' | 'form'>) {
-  const described = types.map((type) => (type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded')).join(' or ');
-  return [
-    async function requireBodyType(ctx: Context, next: Next) {
-      // Koa's is() answers null only for a request without a body.
-      if (ctx.request.is('*/*') !== null) {
-        const type = ctx.request.type;
-        const json = type === 'application/json' || type.endsWith('+json');
-        const accepted = (json && types.includes('json')) || (type === 'application/x-www-form-urlencoded' && types.includes('form'));
-        if (!accepted) {
-          throw new ApiError(415, `Content-Type must be ${described}${ctx.get('content-type') ? `, not ${ctx.get('content-type')}` : ''}`);
-        }
-      }
-      await next();
-    },
-    bodyParser({ enableTypes: [...types], jsonLimit: String(limit), formLimit: String(limit), strict: true }),
-  ];
+export function requestBody(limit: string | number, types: readonly BodyType[]) {
+  return [readBody(limit, types)];
 }
 
 /** Authenticates the request's Bearer key and names it (never its value) in the request's log line. */

@@ -12,12 +12,17 @@ import { join } from 'node:path';
 import { openLocalIndex } from '../local/index/index.js';
 import { calibrate, fitIsotonic, fitPlatt, reliabilityTable } from '../local/rerank/calibration.js';
 import type { Calibration, ReliabilityBand } from '../local/rerank/calibration.js';
-import type { InferenceSession } from '../local/rerank/inference.js';
+import type { JobScores } from '../local/rerank/scoring.js';
 import type { ModelFamily } from '../local/rerank/model.js';
 import { indexCorpus, ndcgAtCutoff, rerankText, searchDocumentIds } from './beir.js';
 import type { BeirDocument, BeirQuery, Qrels } from './beir.js';
 
 export type CalibrationMethod = Calibration['method'];
+
+/** What scores a query's candidates: the engine (NeuralReranker), as the service runs it. */
+export interface RawScorer {
+  scoreRaw(query: string, documents: readonly string[]): Promise<JobScores>;
+}
 
 export const CALIBRATION_FITS: Record<CalibrationMethod, (raw: readonly number[], labels: readonly number[]) => Calibration> = {
   platt: fitPlatt,
@@ -49,10 +54,10 @@ export async function scoreBm25Candidates(options: {
   queries: readonly BeirQuery[];
   qrels: Qrels;
   candidates: number;
-  session: InferenceSession;
+  scorer: RawScorer;
   progress: (line: string) => void;
 }): Promise<ScoredQuery[]> {
-  const { corpus, queries, qrels, candidates, session, progress } = options;
+  const { corpus, queries, qrels, candidates, scorer, progress } = options;
   const documents = new Map(corpus.map((document) => [document._id, document]));
   const indexDirectory = mkdtempSync(join(tmpdir(), 'searchgate-rerank-eval-'));
   const index = await openLocalIndex(indexDirectory);
@@ -64,8 +69,8 @@ export async function scoreBm25Candidates(options: {
     let lastReport = started;
     for (const query of queries) {
       const candidateIds = await searchDocumentIds(index, query.text, candidates);
-      const [scores] = await session.score([{ query: query.text, documents: candidateIds.map((id) => rerankText(documents.get(id)!)) }]);
-      scored.push({ queryId: query._id, candidateIds, semantic: scores!.semantic, lexical: scores!.lexical, judged: qrels.get(query._id) ?? new Map() });
+      const scores = await scorer.scoreRaw(query.text, candidateIds.map((id) => rerankText(documents.get(id)!)));
+      scored.push({ queryId: query._id, candidateIds, semantic: scores.semantic, lexical: scores.lexical, judged: qrels.get(query._id) ?? new Map() });
       const now = performance.now();
       if (now - lastReport >= PROGRESS_INTERVAL_MS || scored.length === queries.length) {
         lastReport = now;

@@ -157,4 +157,14 @@ test.serial('/metrics shows the local reranker queue and work, and passes promto
   t.regex(after.text, /searchgate_local_reranker_queued_documents\{provider="local-reranker"\} 0/);
   t.regex(after.text, /searchgate_local_reranker_windows_total\{provider="local-reranker"\} \d+/);
   assertPromtoolAccepts(t, after.text);
+
+  // The same documents again (another query): every window comes from the embedding cache, and the
+  // counters say so.
+  const windows = (text: string) => metricIn(text, 'searchgate_local_reranker_windows_total', { provider: 'local-reranker' });
+  const cached = (text: string) => metricIn(text, 'searchgate_local_reranker_cached_windows_total', { provider: 'local-reranker' });
+  t.is((await gateway.post('/v1/rerank', { query: 'which city is the capital of germany', documents: [PARIS, BANANAS, BERLIN] })).status, 200);
+  const seen = await documentsMetric();
+  t.is(windows(seen.text) - windows(after.text), 3);
+  t.is(cached(seen.text) - cached(after.text), 3, 'all three windows came from the cache');
+  t.is(seen.documents - after.documents, 3, 'documents still count every document scored');
 });

@@ -1,48 +1,44 @@
 /**
- * Scoring inside one thread: tokenize, cut long documents into overlapping windows, run the ONNX
- * graph over length-sorted batches, pool, and keep each document's best window. Used by the worker
- * thread (worker.ts) and, for the raw-session baseline, by the speed benchmark.
+ * Model work inside one thread: tokenize, cut long documents into overlapping windows, run the ONNX
+ * graph over length-sorted batches, pool. The unit of work is an EmbeddingTask (queries and documents
+ * to embed, cross-encoder pairs to score, BM25 to compute); the engine splits one task across its
+ * worker threads, each of which owns one InferenceSession (worker.ts). `score` puts the pieces
+ * together in the calling thread, for the command line and the benchmarks (scoring.ts has the logic
+ * shared with the engine).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { LRUCache } from 'lru-cache';
 import * as ort from 'onnxruntime-node';
+import { DocumentEmbeddingCache, type DocumentEmbedding } from './cache.js';
 import { inRequestBm25 } from './lexical.js';
-import { ModelDirectoryError, type RerankModelSpec } from './model.js';
+import { ModelDirectoryError, modelStamp, type RerankModelSpec } from './model.js';
+import { scoreJobs, type EmbeddingResult, type EmbeddingTask, type JobScores, type ScoringJob } from './scoring.js';
 
-export interface ScoringJob {
-  query: string;
-  documents: string[];
-}
-
-export interface JobScores {
-  /** Per document: the best window's logit (cross-encoder) or cosine (bi-encoder). */
-  semantic: number[];
-  /** Per document: BM25 against the query with statistics from this job's documents. */
-  lexical: number[];
-  /** Windows the documents were cut into, in all. */
-  windows: number;
-}
+export type { EmbeddingResult, EmbeddingTask, JobScores, ScoringJob } from './scoring.js';
 
 export interface InferenceOptions {
-  /** Threads ONNX Runtime uses for one batch. */
+  /** Threads ONNX Runtime uses for one batch (intra-op). */
   threads: number;
-  /** Padded tokens one batch may hold (sequences × longest sequence); bounds memory and latency. */
+  /**
+   * Padded tokens one batch may hold (sequences × longest sequence); at least one sequence always
+   * runs, and a dynamically quantized graph always runs one. Small batches are faster per token on a
+   * CPU (the activations stay in cache): 512 runs two 256-token windows at a time.
+   */
   maxBatchTokens: number;
   /**
-   * Bi-encoders only: document-window embeddings kept for reuse (0: none). A window's embedding does
-   * not depend on the query, and the same pages come back across searches and rerank calls, so a hit
-   * saves a full model pass. Each entry holds one vector (384 floats for MiniLM, 1.5 KB).
+   * Bytes of document embeddings `score` keeps for reuse (0: none); bi-encoders only. The engine
+   * keeps its own cache in the main thread and sends only unseen documents here.
    */
-  embeddingCacheEntries?: number;
+  embeddingCacheBytes?: number;
 }
+
+/** No word-piece covers more characters than this (a long URL or a run of digits may come close). */
+const CHARACTERS_PER_TOKEN_BOUND = 16;
 
 interface Sequence {
   ids: number[];
   typeIds: number[];
-  /** Set for a bi-encoder's document window: its embedding can be cached. */
-  cacheKey?: string;
 }
 
 type PostProcess = (tokens: string[], pair: string[] | null, addSpecialTokens: boolean) => { tokens: string[]; token_type_ids?: number[] };
@@ -54,7 +50,10 @@ export class InferenceSession {
   private readonly singleOverhead: number;
   private readonly pairOverhead: number;
   private readonly feedsTypeIds: boolean;
-  private readonly embeddingCache: LRUCache<string, Float32Array> | null;
+  /** A dynamically quantized graph runs each sequence alone (see RerankModelSpec.quantization). */
+  private readonly singleSequenceBatches: boolean;
+  /** For `score` in this thread only. */
+  readonly cache: DocumentEmbeddingCache | null;
 
   private constructor(
     readonly spec: RerankModelSpec,
@@ -71,12 +70,15 @@ export class InferenceSession {
     this.singleOverhead = this.postProcess([], null, true).tokens.length;
     this.pairOverhead = this.postProcess([], [], true).tokens.length;
     this.feedsTypeIds = session.inputNames.includes('token_type_ids');
-    const entries = options.embeddingCacheEntries ?? 0;
-    this.embeddingCache = spec.family === 'bi-encoder' && entries > 0 ? new LRUCache({ max: entries }) : null;
+    this.singleSequenceBatches = spec.quantization === 'dynamic-int8';
+    const bytes = options.embeddingCacheBytes ?? 0;
+    this.cache = spec.family === 'bi-encoder' && bytes > 0 ? new DocumentEmbeddingCache(modelStamp(spec), bytes) : null;
   }
 
-  /** Windows answered from the embedding cache, and those the model had to run. */
-  readonly cacheStats = { hits: 0, misses: 0 };
+  /** Documents whose windows came from this session's cache in `score`, with their windows, and those embedded. */
+  get cacheStats(): { hits: number; misses: number; hitWindows: number } {
+    return { ...(this.cache?.stats ?? { hits: 0, misses: 0, hitWindows: 0 }) };
+  }
 
   static async open(directory: string, spec: RerankModelSpec, options: InferenceOptions): Promise<InferenceSession> {
     let tokenizer: Tokenizer;
@@ -96,6 +98,9 @@ export class InferenceSession {
         interOpNumThreads: 1,
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',
+        // Threads that spin while waiting for work steal the CPU from the other workers and from the
+        // gateway on a small machine; a shared one makes a spinning pool much slower (benchmarks.md).
+        extra: { session: { intra_op: { allow_spinning: '0' } } },
       });
     } catch (error) {
       throw new ModelDirectoryError(`reranker model ${modelPath} is not a loadable ONNX model: ${(error as Error).message}`);
@@ -113,7 +118,12 @@ export class InferenceSession {
     const inference = new InferenceSession(spec, tokenizer, session, options);
     // One real pass, so a graph that loads but cannot run fails now rather than on a request.
     try {
-      await inference.score([{ query: 'probe', documents: ['probe document'] }]);
+      const probe: ScoringJob = { query: 'probe', documents: ['probe document'] };
+      await inference.run(
+        spec.family === 'cross-encoder'
+          ? { queries: [], documents: [], pairs: [probe], lexical: [] }
+          : { queries: [probe.query], documents: probe.documents, pairs: [], lexical: [] },
+      );
     } catch (error) {
       throw new ModelDirectoryError(`reranker model ${modelPath} fails on a probe input: ${(error as Error).message}`);
     }
@@ -122,6 +132,66 @@ export class InferenceSession {
 
   async close(): Promise<void> {
     await this.session.release();
+  }
+
+  /** Raw scores of each job, in this thread (with this session's cache, if it has one). */
+  async score(jobs: readonly ScoringJob[]): Promise<JobScores[]> {
+    return (await scoreJobs(jobs, { spec: this.spec, cache: this.cache, run: (task) => this.run(task) })).scores;
+  }
+
+  /** Does a task's model work and BM25 in this thread. */
+  async run(task: EmbeddingTask): Promise<EmbeddingResult> {
+    const { spec } = this;
+    const sequences: Sequence[] = [];
+    const queryRows = task.queries.map((query) => sequences.push(this.sequence(this.queryTokens(query, false), null)) - 1);
+    const documentWindowSize = spec.maxTokens - this.singleOverhead;
+    const documentRows = task.documents.map((document) =>
+      this.documentWindows(document, documentWindowSize, task.maxWindows).map((window) => sequences.push(this.sequence(window, null)) - 1),
+    );
+    const pairRows = task.pairs.map((job) => {
+      const queryTokens = this.queryTokens(job.query, true);
+      const windowSize = spec.maxTokens - this.pairOverhead - queryTokens.length;
+      return job.documents.map((document) =>
+        this.windows(this.tokenizer.tokenize(spec.documentPrefix + document), windowSize).map((window) => sequences.push(this.sequence(queryTokens, window)) - 1),
+      );
+    });
+
+    const outputs = await this.runSequences(sequences);
+
+    const vectorAt = (row: number) => outputs[row] as Float32Array;
+    return {
+      queries: queryRows.map(vectorAt),
+      documents: documentRows.map((rows): DocumentEmbedding => {
+        // One buffer per document, so that it can be transferred between threads and cached alone.
+        const dimension = vectorAt(rows[0]!).length;
+        const vectors = new Float32Array(rows.length * dimension);
+        rows.forEach((row, i) => vectors.set(vectorAt(row), i * dimension));
+        return { vectors, windows: rows.length };
+      }),
+      pairs: pairRows.map((documents) => ({
+        semantic: documents.map((rows) => Math.max(...rows.map((row) => outputs[row] as number))),
+        windows: documents.map((rows) => rows.length),
+      })),
+      lexical: task.lexical.map((job) => inRequestBm25(job.query, job.documents)),
+    };
+  }
+
+  /**
+   * A document's windows, at most `maxWindows` of them; a capped document is cut before it is
+   * tokenized, at far more characters than its windows can hold, so a long page costs its opening.
+   */
+  private documentWindows(document: string, size: number, maxWindows: number | undefined): string[][] {
+    const text = this.spec.documentPrefix + document;
+    if (maxWindows === undefined) return this.windows(this.tokenizer.tokenize(text), size);
+    const characters = maxWindows * size * CHARACTERS_PER_TOKEN_BOUND;
+    return this.windows(this.tokenizer.tokenize(text.length > characters ? text.slice(0, characters) : text), size).slice(0, Math.max(1, maxWindows));
+  }
+
+  /** A query's tokens; it may take at most half of a sequence, the rest of it would not fit any window. */
+  private queryTokens(query: string, pair: boolean): string[] {
+    const tokens = this.tokenizer.tokenize(this.spec.queryPrefix + query);
+    const limit = Math.floor((this.spec.maxTokens - (pair ? this.pairOverhead : this.singleOverhead)) / 2);
+    return tokens.length > limit ? tokens.slice(0, limit) : tokens;
   }
 
   private ids(tokens: readonly string[]): number[] {
@@ -148,77 +218,17 @@ export class InferenceSession {
     return windows;
   }
 
-  async score(jobs: readonly ScoringJob[]): Promise<JobScores[]> {
-    const { spec } = this;
-    const cross = spec.family === 'cross-encoder';
-    // Every sequence to run, and which (job, document) it belongs to; document -1 is a job's query.
-    const sequences: Sequence[] = [];
-    const owners: { job: number; document: number }[] = [];
-    const windowCounts: number[] = [];
-    jobs.forEach((job, jobIndex) => {
-      let queryTokens = this.tokenizer.tokenize(spec.queryPrefix + job.query);
-      // A query may take at most half of a sequence; the rest of it would not fit any window.
-      const queryLimit = Math.floor((spec.maxTokens - (cross ? this.pairOverhead : this.singleOverhead)) / 2);
-      if (queryTokens.length > queryLimit) queryTokens = queryTokens.slice(0, queryLimit);
-      if (!cross) {
-        sequences.push(this.sequence(queryTokens, null));
-        owners.push({ job: jobIndex, document: -1 });
-      }
-      const windowSize = cross ? spec.maxTokens - this.pairOverhead - queryTokens.length : spec.maxTokens - this.singleOverhead;
-      let windows = 0;
-      job.documents.forEach((document, documentIndex) => {
-        for (const window of this.windows(this.tokenizer.tokenize(spec.documentPrefix + document), windowSize)) {
-          const sequence = cross ? this.sequence(queryTokens, window) : this.sequence(window, null);
-          if (this.embeddingCache) sequence.cacheKey = sequence.ids.join(',');
-          sequences.push(sequence);
-          owners.push({ job: jobIndex, document: documentIndex });
-          windows++;
-        }
-      });
-      windowCounts.push(windows);
-    });
-
-    const outputs = await this.run(sequences);
-
-    return jobs.map((job, jobIndex) => {
-      const semantic = new Array<number>(job.documents.length).fill(Number.NEGATIVE_INFINITY);
-      let queryVector: Float32Array | undefined;
-      if (!cross) queryVector = outputs[owners.findIndex((owner) => owner.job === jobIndex && owner.document === -1)] as Float32Array;
-      owners.forEach((owner, i) => {
-        if (owner.job !== jobIndex || owner.document < 0) return;
-        const value = cross ? (outputs[i] as number) : cosine(queryVector!, outputs[i] as Float32Array);
-        if (value > semantic[owner.document]!) semantic[owner.document] = value;
-      });
-      return { semantic, lexical: inRequestBm25(job.query, job.documents), windows: windowCounts[jobIndex]! };
-    });
-  }
-
   /** Runs every sequence, shortest first so a batch pads little; returns logits or pooled vectors in input order. */
-  private async run(sequences: readonly Sequence[]): Promise<Array<number | Float32Array>> {
+  private async runSequences(sequences: readonly Sequence[]): Promise<Array<number | Float32Array>> {
     const results = new Array<number | Float32Array>(sequences.length);
-    const toRun: number[] = [];
-    sequences.forEach((sequence, i) => {
-      const cached = sequence.cacheKey !== undefined ? this.embeddingCache!.get(sequence.cacheKey) : undefined;
-      if (cached) {
-        results[i] = cached;
-        this.cacheStats.hits++;
-      } else {
-        toRun.push(i);
-        if (sequence.cacheKey !== undefined) this.cacheStats.misses++;
-      }
-    });
-    const order = toRun.sort((a, b) => sequences[a]!.ids.length - sequences[b]!.ids.length);
+    const order = sequences.map((_, i) => i).sort((a, b) => sequences[a]!.ids.length - sequences[b]!.ids.length);
     let position = 0;
     while (position < order.length) {
       let end = position + 1;
-      while (end < order.length && (end - position + 1) * sequences[order[end]!]!.ids.length <= this.options.maxBatchTokens) end++;
+      while (end < order.length && !this.singleSequenceBatches && (end - position + 1) * sequences[order[end]!]!.ids.length <= this.options.maxBatchTokens) end++;
       const batch = order.slice(position, end);
       const outputs = await this.runBatch(batch.map((i) => sequences[i]!));
-      batch.forEach((i, k) => {
-        results[i] = outputs[k]!;
-        const key = sequences[i]!.cacheKey;
-        if (key !== undefined) this.embeddingCache!.set(key, outputs[k] as Float32Array);
-      });
+      batch.forEach((i, k) => (results[i] = outputs[k]!));
       position = end;
     }
     return results;
@@ -284,16 +294,4 @@ export class InferenceSession {
     for (let d = 0; d < vector.length; d++) vector[d]! /= norm;
     return vector;
   }
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    normA += a[i]! * a[i]!;
-    normB += b[i]! * b[i]!;
-  }
-  return dot / (Math.sqrt(normA * normB) || 1);
 }

@@ -4,6 +4,7 @@
  * Everything is checked when the directory is opened, so a broken model stops the service at start
  * with a message that names the file, never on the first request.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Calibration } from './calibration.js';
@@ -32,8 +33,35 @@ export interface RerankModelSpec {
   logitIndex: number;
   /** Raw score = model score + lexicalWeight × the in-request BM25 score; fitted by `searchgate calibrate`. */
   lexicalWeight: number;
+  /**
+   * `dynamic-int8`: the graph quantizes each activation on the fly with one scale for the whole
+   * input tensor, so a sequence's vector would depend on the sequences and padding it is batched
+   * with; such a graph runs one sequence per batch (deterministic, and as fast per token on a CPU).
+   * `none` (default): sequences are batched up to the engine's maxBatchTokens.
+   */
+  quantization: 'none' | 'dynamic-int8';
   calibration: Calibration | null;
+  /**
+   * Bi-encoders: the local index's hybrid scorer for this model (src/local/index/hybrid.ts), fitted by
+   * `searchgate calibrate --retrieval`; null until then (the index uses its default weights).
+   */
+  retrieval: RetrievalWeights | null;
 }
+
+/** Coefficients of the hybrid scorer: relevance = sigmoid(intercept + Σ weight × feature). */
+export interface RetrievalWeights {
+  intercept: number;
+  cosine: number;
+  lexical: number;
+  titleCoverage: number;
+  exactTitle: number;
+  bm25Rank: number;
+  vectorRank: number;
+}
+
+export const RETRIEVAL_WEIGHT_KEYS = ['intercept', 'cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<
+  keyof RetrievalWeights
+>;
 
 export const MODEL_SPEC_FILE = 'searchgate-model.json';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
@@ -62,6 +90,18 @@ export function readModelDirectory(directory: string): { directory: string; spec
   }
   for (const file of TOKENIZER_FILES) readJson(join(root, file), FETCH_HINT);
   return { directory: root, spec };
+}
+
+/**
+ * Names the model and the way it cuts and embeds a document: two specs with the same stamp give the
+ * same window vectors for the same text, so vectors of one stamp can be reused and compared. It
+ * covers the spec's id and graph file (the fetch script names the int8 and fp32 graphs apart) and
+ * every key that changes a document's windows; not the calibration or lexical weight, which act on
+ * scores only.
+ */
+export function modelStamp(spec: RerankModelSpec): string {
+  const keys = [spec.id, spec.file, spec.quantization, spec.family, spec.output, spec.pooling, spec.normalize, spec.maxTokens, spec.windowOverlapTokens, spec.documentPrefix];
+  return `${spec.id}:${createHash('sha256').update(JSON.stringify(keys)).digest('hex').slice(0, 16)}`;
 }
 
 function readJson(path: string, hint: string): unknown {
@@ -102,6 +142,8 @@ function parseSpec(raw: unknown, path: string): RerankModelSpec {
   if (typeof lexicalWeight !== 'number' || !Number.isFinite(lexicalWeight) || lexicalWeight < 0) {
     fail('"lexicalWeight" must be a number ≥ 0');
   }
+  const quantization = value.quantization ?? 'none';
+  if (quantization !== 'none' && quantization !== 'dynamic-int8') fail('"quantization" must be "none" or "dynamic-int8"');
   const maxTokens = integer('maxTokens', 512, 16);
   const windowOverlapTokens = integer('windowOverlapTokens', Math.floor(maxTokens / 4), 0);
   if (windowOverlapTokens >= maxTokens / 2) fail('"windowOverlapTokens" must be less than half of "maxTokens"');
@@ -110,6 +152,15 @@ function parseSpec(raw: unknown, path: string): RerankModelSpec {
     const problem = checkCalibration(value.calibration);
     if (problem) fail(`"calibration" ${problem}`);
     calibration = value.calibration as Calibration;
+  }
+  let retrieval: RetrievalWeights | null = null;
+  if (value.retrieval !== undefined && value.retrieval !== null) {
+    const weights = value.retrieval as Record<string, unknown>;
+    if (typeof weights !== 'object' || Array.isArray(weights)) fail('"retrieval" must be an object of weights');
+    for (const key of RETRIEVAL_WEIGHT_KEYS) {
+      if (typeof weights[key] !== 'number' || !Number.isFinite(weights[key])) fail(`"retrieval.${key}" must be a finite number`);
+    }
+    retrieval = Object.fromEntries(RETRIEVAL_WEIGHT_KEYS.map((key) => [key, weights[key] as number])) as unknown as RetrievalWeights;
   }
   return {
     id: text('id', 'model'),
@@ -124,6 +175,8 @@ function parseSpec(raw: unknown, path: string): RerankModelSpec {
     documentPrefix: text('documentPrefix', ''),
     logitIndex: integer('logitIndex', 0, 0),
     lexicalWeight: lexicalWeight as number,
+    quantization: quantization as RerankModelSpec['quantization'],
     calibration,
+    retrieval,
   };
 }

@@ -1,10 +1,12 @@
 /**
- * The reranker's worker thread. Tokenizing a batch and copying tensors are synchronous and take tens
- * of milliseconds for a large request; running them here keeps the gateway's event loop free. ONNX
- * Runtime's own threads (sized by the engine) do the matrix work.
+ * One of the reranker's worker threads: it owns a tokenizer and an ONNX session and does the model
+ * work of the part of a task the engine gives it (tokenizing, windows, batches, pooling, BM25).
+ * Tokenizing and copying tensors are synchronous; running them here keeps the gateway's event loop
+ * free. ONNX Runtime runs a batch synchronously on this thread (plus its own intra-op threads), so
+ * several workers are what runs batches side by side.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { InferenceSession, type InferenceOptions, type ScoringJob } from './inference.js';
+import { InferenceSession, type EmbeddingResult, type EmbeddingTask, type InferenceOptions } from './inference.js';
 import type { RerankModelSpec } from './model.js';
 
 export interface WorkerInit {
@@ -13,18 +15,19 @@ export interface WorkerInit {
   options: InferenceOptions;
 }
 
-export type WorkerRequest = { id: number; jobs: ScoringJob[] } | { close: true };
-export type WorkerReply =
-  | { ready: true }
-  | { failed: string }
-  | { id: number; scores: Awaited<ReturnType<InferenceSession['score']>>; cacheHits: number }
-  | { id: number; error: string };
+export type WorkerRequest = { id: number; task: EmbeddingTask } | { close: true };
+export type WorkerReply = { ready: true } | { failed: string } | { id: number; result: EmbeddingResult } | { id: number; error: string };
 
 const port = parentPort!;
 const { directory, spec, options } = workerData as WorkerInit;
 
+/** The buffers of a result's vectors, moved rather than copied to the engine. */
+function transferList(result: EmbeddingResult): ArrayBuffer[] {
+  return [...result.queries, ...result.documents.map((document) => document.vectors)].map((vector) => vector.buffer as ArrayBuffer);
+}
+
 try {
-  const session = await InferenceSession.open(directory, spec, options);
+  const session = await InferenceSession.open(directory, spec, { ...options, embeddingCacheBytes: 0 });
   let running: Promise<unknown> = Promise.resolve();
   port.on('message', (message: WorkerRequest) => {
     if ('close' in message) {
@@ -32,10 +35,11 @@ try {
       void running.finally(() => session.close()).finally(() => port.close());
       return;
     }
-    const hitsBefore = session.cacheStats.hits;
-    running = session.score(message.jobs).then(
-      (scores) => port.postMessage({ id: message.id, scores, cacheHits: session.cacheStats.hits - hitsBefore } satisfies WorkerReply),
-      (error: unknown) => port.postMessage({ id: message.id, error: (error as Error).message ?? String(error) } satisfies WorkerReply),
+    running = running.then(() =>
+      session.run(message.task).then(
+        (result) => port.postMessage({ id: message.id, result } satisfies WorkerReply, transferList(result)),
+        (error: unknown) => port.postMessage({ id: message.id, error: (error as Error).message ?? String(error) } satisfies WorkerReply),
+      ),
     );
   });
   port.postMessage({ ready: true } satisfies WorkerReply);

@@ -11,7 +11,7 @@
  */
 import { ApiError } from '../../api/errors.js';
 import type { Logger } from '../../server/logger.js';
-import { QueueFullError, type NeuralReranker } from '../../local/rerank/engine.js';
+import { QueueFullError, RERANKER_DEFAULTS, type NeuralReranker } from '../../local/rerank/engine.js';
 import { defaultModelCacheDirectory, DEFAULT_REVISION, expandHome, resolveModelSource } from '../../local/rerank/hub.js';
 import { ModelDirectoryError } from '../../local/rerank/model.js';
 import { acquireReranker, DEFAULT_RERANK_MODEL_DIRECTORY } from '../../local/shared.js';
@@ -29,12 +29,31 @@ export interface LocalRerankerOptions {
   revision?: string;
   /** The implicit default: a missing model disables rerank instead of stopping the start. */
   optional: boolean;
+  /** ONNX Runtime threads over all workers; default: every core. */
   threads?: number;
+  /** Worker threads, each with its own ONNX session; default: one per thread, at most 4. */
+  workers?: number;
   maxBatchTokens: number;
   maxDispatchDocuments: number;
   maxQueuedDocuments: number;
-  embeddingCacheEntries: number;
+  /** Bytes of document embeddings kept for reuse; default 64 MiB, 0 turns the cache off. */
+  embeddingCacheBytes?: number;
+  /**
+   * Before 0.2: a bound in window vectors. Still accepted when `embeddingCacheBytes` is not set:
+   * 0 turns the cache off, N keeps N × 1.5 KiB (a MiniLM window vector each).
+   */
+  embeddingCacheEntries?: number;
   maxDocuments: number;
+}
+
+/** What one cached window vector of the default model takes (384 float32): the old entry bound in bytes. */
+const LEGACY_ENTRY_BYTES = 384 * 4;
+
+/** The byte bound of the embedding cache, from the options old and new. */
+export function embeddingCacheBytes(options: Pick<LocalRerankerOptions, 'embeddingCacheBytes' | 'embeddingCacheEntries'>): number {
+  if (options.embeddingCacheBytes !== undefined) return options.embeddingCacheBytes;
+  if (options.embeddingCacheEntries !== undefined) return options.embeddingCacheEntries * LEGACY_ENTRY_BYTES;
+  return RERANKER_DEFAULTS.embeddingCacheBytes;
 }
 
 export const localRerankerOptionsSchema = {
@@ -48,10 +67,13 @@ export const localRerankerOptionsSchema = {
     revision: { type: 'string', minLength: 1, default: DEFAULT_REVISION },
     optional: { type: 'boolean', default: false },
     threads: { type: 'integer', minimum: 1, maximum: 64 },
-    maxBatchTokens: { type: 'integer', minimum: 256, default: 8192 },
-    maxDispatchDocuments: { type: 'integer', minimum: 1, default: 64 },
-    maxQueuedDocuments: { type: 'integer', minimum: 1, default: 4096 },
-    embeddingCacheEntries: { type: 'integer', minimum: 0, default: 16_384 },
+    workers: { type: 'integer', minimum: 1, maximum: 64 },
+    maxBatchTokens: { type: 'integer', minimum: 256, default: RERANKER_DEFAULTS.maxBatchTokens },
+    maxDispatchDocuments: { type: 'integer', minimum: 1, default: RERANKER_DEFAULTS.maxDispatchDocuments },
+    maxQueuedDocuments: { type: 'integer', minimum: 1, default: RERANKER_DEFAULTS.maxQueuedDocuments },
+    // No default in the schema: an old config's embeddingCacheEntries applies when this is not set.
+    embeddingCacheBytes: { type: 'integer', minimum: 0 },
+    embeddingCacheEntries: { type: 'integer', minimum: 0 },
     maxDocuments: { type: 'integer', minimum: 1, default: 1000 },
   },
 } as const;
@@ -77,10 +99,11 @@ export function createLocalRerank(name: string, options: LocalRerankerOptions): 
         });
         lease = acquireReranker(directory, {
           threads: options.threads,
+          workers: options.workers,
           maxBatchTokens: options.maxBatchTokens,
           maxDispatchDocuments: options.maxDispatchDocuments,
           maxQueuedDocuments: options.maxQueuedDocuments,
-          embeddingCacheEntries: options.embeddingCacheEntries,
+          embeddingCacheBytes: embeddingCacheBytes(options),
         });
         reranker = await lease.reranker;
       } catch (error) {
@@ -97,7 +120,14 @@ export function createLocalRerank(name: string, options: LocalRerankerOptions): 
           model: reranker.directory,
         });
       }
-      logger.info('reranker model loaded', { provider: name, model: reranker.spec.id, family: reranker.spec.family });
+      logger.info('reranker model loaded', {
+        provider: name,
+        model: reranker.spec.id,
+        family: reranker.spec.family,
+        file: reranker.spec.file,
+        workers: reranker.options.workers,
+        threadsPerWorker: reranker.options.threadsPerWorker,
+      });
     },
     async close() {
       reranker = undefined;

@@ -130,6 +130,8 @@ async function startFakeHub(repos: Record<string, Record<string, HubFile>>, lock
 }
 
 const realModelFile = (name: string): HubFile => ({ kind: 'file', path: join(TEST_MODEL_DIRECTORY, name) });
+/** The real graph the Hub serves as its model.onnx (the default directory's is model_int8.onnx). */
+const REAL_GRAPH = join(TEST_MODEL_DIRECTORY, readModelDirectory(TEST_MODEL_DIRECTORY).spec.file);
 
 /** The real model laid out as a Xenova-style repository: the graph under onnx/, stored in LFS. */
 function realModelRepo(): Record<string, HubFile> {
@@ -137,7 +139,7 @@ function realModelRepo(): Record<string, HubFile> {
     'tokenizer.json': realModelFile('tokenizer.json'),
     'tokenizer_config.json': realModelFile('tokenizer_config.json'),
     'config.json': realModelFile('config.json'),
-    'onnx/model.onnx': { kind: 'lfs', path: join(TEST_MODEL_DIRECTORY, 'model.onnx') },
+    'onnx/model.onnx': { kind: 'lfs', path: REAL_GRAPH },
   };
 }
 
@@ -187,7 +189,7 @@ test('a Hub model downloads once into the cache, through the CDN redirect, with 
   t.true(existsSync(join(directory, COMPLETE_MARKER)));
   t.deepEqual(cacheEntries(realCache), ['sentence-transformers--all-MiniLM-L6-v2/main'], 'no staging directory is left behind');
   t.true(
-    readFileSync(join(directory, 'model.onnx')).equals(readFileSync(join(TEST_MODEL_DIRECTORY, 'model.onnx'))),
+    readFileSync(join(directory, 'model.onnx')).equals(readFileSync(REAL_GRAPH)),
     'the graph is saved as model.onnx, byte for byte',
   );
   const paths = realHub.requests.map((request) => request.url.split('?')[0]);
@@ -228,7 +230,7 @@ test('the local-reranker provider resolves an hf: model through its cache and se
     optional: false,
     threads: 1,
     maxBatchTokens: 8192,
-    embeddingCacheEntries: 0,
+    embeddingCacheBytes: 0,
     maxDispatchDocuments: 64,
     maxQueuedDocuments: 4096,
     maxDocuments: 1000,

@@ -26,9 +26,8 @@
  *        --dump-queries FILE (write the queries of each filter mode as JSON and stop: other engines
  *          can then be measured on the very same requests)
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -36,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openLocalIndex } from '../src/local/index/index.js';
 import type { IndexedPage, IndexQuery, LocalIndex } from '../src/local/types.js';
-import { machineDescription, startWatchdog } from './index-bench-common.js';
+import { ensureCorpus, machineDescription, startWatchdog, type CorpusDocument } from './index-bench-common.js';
 import { seededRandom } from '../src/util/random.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -60,80 +59,11 @@ const QUICK = flags.quick!;
 const OUT =
   flags.out ?? resolve(REPO_ROOT, QUICK ? 'bench/results/quick.tmp/index-speed.json' : 'bench/results/index-speed.json');
 
-const DEBIAN_PACKAGES = [
-  'apache2-doc', 'bible-kjv', 'bible-kjv-text', 'cmake-doc', 'dict-foldoc', 'dict-gcide', 'dict-jargon', 'dictd',
-  'glibc-doc', 'golang-1.19-doc', 'linux-doc-6.1', 'openjdk-17-doc', 'perl-doc', 'postgresql-doc-15',
-  'python-django-doc', 'python-pandas-doc', 'python-requests-doc', 'python-scipy-doc', 'python-sqlalchemy-doc',
-  'python3.11-doc', 'qtbase5-doc-html', 'ruby3.1-doc', 'rust-doc', 'sphinx-doc', 'sqlite3-doc',
-  // The script's own needs: lxml for HTML, groff for man pages, and the Debian books it also reads.
-  'python3-lxml', 'groff', 'debian-reference-en', 'debian-handbook', 'debian-policy', 'developers-reference',
-];
-const BAKEOFF_TOOLS = resolve(REPO_ROOT, '../shared/tools');
-/** Debian's python3 has python3-lxml; a python3 earlier on PATH (pyenv) may not. */
-const SYSTEM_PYTHON = '/usr/bin/python3';
 const TOP_K = 20;
 const CLIENTS = [1, 8] as const;
 
-interface CorpusDocument {
-  id: number;
-  url: string;
-  title: string;
-  domain: string;
-  datePublished: string;
-  body: string;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Corpus
-
-function missingPackages(): string[] {
-  return DEBIAN_PACKAGES.filter((name) => {
-    try {
-      const status = execFileSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8', stdio: 'pipe' });
-      return !status.includes('install ok installed');
-    } catch {
-      return true;
-    }
-  });
-}
-
-function run(command: string, args: string[], cwd: string): void {
-  console.log(`$ ${command} ${args.join(' ')}`);
-  execFileSync(command, args, { cwd, stdio: 'inherit' });
-}
-
-/** Runs the bake-off's recipe in workDir; returns the corpus path. */
-function ensureCorpus(workDir: string): string {
-  const corpus = join(workDir, 'corpus.jsonl');
-  if (existsSync(corpus)) return corpus;
-  const missing = missingPackages();
-  if (missing.length > 0) {
-    const install = ['install', '-y', '--no-install-recommends', ...missing];
-    if (!flags['install-packages']) {
-      console.error(`index-speed: the corpus needs Debian packages; run\n  apt-get update && apt-get ${install.join(' ')}\n` +
-        'or pass --install-packages (as root).');
-      process.exit(2);
-    }
-    run('apt-get', ['update'], REPO_ROOT);
-    run('apt-get', install, REPO_ROOT);
-  }
-  const sources = join(workDir, 'src');
-  mkdirSync(sources, { recursive: true });
-  // The scripts hard-code /tmp/bakeoff; a copy pointed at workDir keeps the originals untouched.
-  for (const script of ['build_corpus.py', 'man2txt.sh']) {
-    const original = readFileSync(join(BAKEOFF_TOOLS, script), 'utf8');
-    writeFileSync(join(workDir, script), original.replaceAll('/tmp/bakeoff', workDir));
-  }
-  const started = performance.now();
-  writeFileSync(join(sources, 'bible.txt'), execFileSync('bible', ['-f', 'Ge1:1-Re22:21'], { maxBuffer: 1 << 30 }));
-  const manSections = [1, 2, 3, 4, 5, 6, 7, 8].map((section) => `/usr/share/man/man${section}`).filter(existsSync);
-  run('bash', ['-c', `find ${manSections.join(' ')} -type f -print0 | xargs -0 -P2 -n200 bash man2txt.sh`], workDir);
-  run(SYSTEM_PYTHON, ['build_corpus.py', 'html'], workDir);
-  run(SYSTEM_PYTHON, ['build_corpus.py', 'html2'], workDir);
-  run(SYSTEM_PYTHON, ['build_corpus.py', 'merge', corpus], workDir);
-  console.log(`corpus built in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  return corpus;
-}
 
 async function readCorpus(path: string, limit: number): Promise<CorpusDocument[]> {
   const documents: CorpusDocument[] = [];
@@ -343,7 +273,7 @@ async function main(): Promise<void> {
   startWatchdog(Number(flags['max-seconds']), 'index-speed');
   const workDir = flags['work-dir']!;
   const indexDir = flags['index-dir']! + (QUICK ? '-quick' : '');
-  const corpusPath = ensureCorpus(workDir);
+  const corpusPath = ensureCorpus(workDir, { installPackages: flags['install-packages']! });
   const limit = Number(flags['limit-docs'] ?? (QUICK ? 20_000 : Number.MAX_SAFE_INTEGER));
   const documents = await readCorpus(corpusPath, limit);
   console.log(`corpus: ${documents.length} documents`);

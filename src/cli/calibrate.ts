@@ -9,14 +9,14 @@
  * Candidate depth sets the share of relevant pairs the fit sees, and with it the probabilities: fit
  * at about the depth the service reranks.
  */
-import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkCalibration } from '../local/rerank/calibration.js';
-import { InferenceSession } from '../local/rerank/inference.js';
+import { NeuralReranker } from '../local/rerank/engine.js';
 import { MODEL_SPEC_FILE, ModelDirectoryError, readModelDirectory } from '../local/rerank/model.js';
 import type { ModelFamily } from '../local/rerank/model.js';
+import { calibrateRetrieval, parseRetrievalOptions, RETRIEVAL_USAGE } from './calibrate-retrieval.js';
 import { EXIT_USAGE, UsageError, integerOption, isUsageError, usageFailure } from './args.js';
 import { readJsonLines, readQrels } from './beir.js';
 import type { BeirDocument, BeirQuery } from './beir.js';
@@ -42,8 +42,11 @@ const DEFAULT_LEXICAL_WEIGHTS = [0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.
  */
 const REFERENCE_COSINE_SPREAD = 0.14;
 const DEFAULT_CANDIDATES = 100;
-/** Padded tokens per ONNX batch, as the service runs them. */
-const MAX_BATCH_TOKENS = 8192;
+/**
+ * Document embeddings kept while scoring: a collection's documents recur across its queries, and a
+ * bi-encoder then embeds each once (SciFact's 5,183 abstracts take about 16 MB).
+ */
+export const EVALUATION_CACHE_BYTES = 1024 * 1024 * 1024;
 
 const USAGE = `usage: searchgate calibrate --model DIR --corpus FILE --queries FILE --qrels FILE [options]
 
@@ -58,18 +61,21 @@ options:
   --candidates N            BM25 candidates per query, from a local index of the corpus (default ${DEFAULT_CANDIDATES});
                             unjudged candidates count as not relevant. Fewer candidates means a higher
                             share of relevant pairs, and so higher probabilities: match the depth you rerank
-  --max-queries N           use only the first N judged queries (a model pass takes ~40 ms per 256-token
-                            window on 2 cores; a bi-encoder runs each distinct window once)
+  --max-queries N           use only the first N judged queries (a bi-encoder embeds each distinct
+                            document once; a cross-encoder runs every pair)
   --method platt|isotonic   the calibration to write (default platt); both are measured
   --lexical-weights LIST    weights of the in-request BM25 score to try, comma-separated; the best nDCG@10
                             is kept (default ${DEFAULT_LEXICAL_WEIGHTS.join(',')} for a bi-encoder's cosine; for a
                             cross-encoder, those multiplied by the spread of its scores / ${REFERENCE_COSINE_SPREAD}). The
                             lexical score grows with query length, so a weight fitted on long queries
                             lowers short ones' probabilities (docs/benchmarks.md, "Embedded reranker")
-  --out FILE                the spec file to rewrite (default: DIR/${MODEL_SPEC_FILE})`;
+  --out FILE                the spec file to rewrite (default: DIR/${MODEL_SPEC_FILE})
+
+searchgate calibrate --retrieval … fits the local index's hybrid scorer instead (--retrieval --help).`;
 
 export async function main(argv: string[]): Promise<number> {
   try {
+    if (argv.includes('--retrieval')) return await calibrateRetrievalCommand(argv);
     return await calibrateCommand(argv);
   } catch (error) {
     const message = (error as Error).message ?? String(error);
@@ -81,6 +87,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`searchgate calibrate: ${message}\n`);
     return 1;
   }
+}
+
+async function calibrateRetrievalCommand(argv: string[]): Promise<number> {
+  const options = parseRetrievalOptions(argv);
+  if (options === 'help') {
+    process.stdout.write(`${RETRIEVAL_USAGE}\n`);
+    return 0;
+  }
+  process.stdout.write(await calibrateRetrieval(options, (line) => process.stderr.write(`${line}\n`)));
+  return 0;
 }
 
 interface CalibrateOptions {
@@ -170,15 +186,16 @@ async function calibrateCommand(argv: string[]): Promise<number> {
   if (queries.length === 0) throw new UsageError(`no query in ${options.queries} has judgements in ${options.qrels}`);
 
   progress(`loading ${spec.id} from ${directory}`);
-  // Bi-encoder document windows recur across queries (one corpus); embedding each once makes a
-  // full qrels run minutes instead of hours.
-  const session = await InferenceSession.open(directory, spec, { threads: availableParallelism(), maxBatchTokens: MAX_BATCH_TOKENS, embeddingCacheEntries: 65_536 });
+  // The service's own engine (workers, batches), so the fit sees the scores the service computes.
+  // Bi-encoder documents recur across queries (one corpus); embedding each once makes a full qrels
+  // run minutes instead of hours.
+  const reranker = await NeuralReranker.open(directory, { embeddingCacheBytes: EVALUATION_CACHE_BYTES, maxQueuedDocuments: Number.MAX_SAFE_INTEGER });
   const started = performance.now();
   let scored: ScoredQuery[];
   try {
-    scored = await scoreBm25Candidates({ corpus, queries, qrels, candidates: options.candidates, session, progress });
+    scored = await scoreBm25Candidates({ corpus, queries, qrels, candidates: options.candidates, scorer: reranker, progress });
   } finally {
-    await session.close();
+    await reranker.close();
   }
   const scoringSeconds = (performance.now() - started) / 1000;
 

@@ -94,6 +94,12 @@ export async function main(argv: string[]): Promise<number> {
 
 const DIRECTORY_OPTION = { dir: { type: 'string' } } as const;
 
+/** Off a terminal, a progress line every 30 s, or as often as SEARCHGATE_PROGRESS_INTERVAL_MS says (a benchmark samples each second). */
+function progressIntervalMs(): number | undefined {
+  const value = Number(process.env.SEARCHGATE_PROGRESS_INTERVAL_MS);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
 function indexDirectory(dir: string | undefined): string {
   return resolve(dir ?? process.env.SEARCHGATE_INDEX_DIR ?? DEFAULT_INDEX_DIRECTORY);
 }
@@ -155,7 +161,7 @@ async function add(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   const extractor = new ExtractorPool();
   const embedding = values['no-vectors'] ? null : await loadEmbedder(values.model, values.reembed);
-  const progress = createWriteProgress(process.stderr);
+  const progress = createWriteProgress(process.stderr, { intervalMs: progressIntervalMs() });
   try {
     return await withIndex(values.dir, async (index, directory) => {
       const writer = await IndexWriter.open(index, {

@@ -95,7 +95,7 @@ export const configSchema = {
           properties: {
             /** A rerank model id, or null to keep every provider's own order. */
             model: { type: ['string', 'null'], minLength: 1, default: 'service-reranker-v1' },
-            /** Search providers whose results are reranked; the local index ranks by BM25 alone. */
+            /** Search providers whose results are reranked, unless they scored them themselves (the local index does once it holds vectors). */
             providers: { type: 'array', items: { type: 'string' }, default: ['local'] },
             /** Results fetched and scored before the cut to count. */
             candidates: { type: 'integer', minimum: 1, maximum: 100, default: 20 },

@@ -66,6 +66,12 @@ export interface SearchTuning {
 export type SearchReranker = (model: string, query: string, documents: readonly string[], deadline: Deadline) => Promise<{ scores: number[] }>;
 
 const HTTP_URL = /^https?:\/\/[^\s/]/i;
+
+/** One provider's own calibrated scores, when it gave one for every result (see ProviderSearchResult.relevance). */
+function providerRelevance(results: readonly ProviderSearchResult[]): number[] | null {
+  if (results.length === 0 || !results.every((result) => typeof result.relevance === 'number')) return null;
+  return results.map((result) => result.relevance!);
+}
 const SUMMARY_CODE_POINTS = 1000;
 const SNIPPET_FROM_TEXT_CODE_POINTS = 300;
 
@@ -90,7 +96,10 @@ export class SearchGateway {
   private async searchWith(provider: SearchProvider, request: WebSearchRequest, deadline: Deadline): Promise<SearchOutcome> {
     const reranking = this.canRerank && this.tuning.rerank.providers.includes(provider.name);
     const collected = await this.collect(provider, request, this.goal(request, reranking), deadline);
-    const ranked = await this.ranked(collected.results, request, reranking, deadline);
+    // A provider that scored its results with a calibrated model (the local index's hybrid ranking)
+    // is not reranked again: its order and scores stand, and no page passes through a model.
+    const scored = providerRelevance(collected.results);
+    const ranked = scored ? { results: collected.results, scores: scored } : await this.ranked(collected.results, request, reranking, deadline);
     return this.finish(provider.name, ranked, collected, request, deadline);
   }
 

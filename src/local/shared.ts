@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { ExtractorPool } from './extract/index.js';
 import { openLocalIndex } from './index/index.js';
+import { indexEmbedder, type IndexEmbedder } from './index/embedder.js';
 import { NeuralReranker, type NeuralRerankerOptions } from './rerank/engine.js';
 import type { LocalIndex } from './types.js';
 
@@ -61,6 +62,16 @@ export function acquireReranker(
       await acquired.reranker.then((reranker) => reranker.close()).catch(() => undefined);
     },
   };
+}
+
+/**
+ * The index's embedder over the shared reranker of `directory`: a gateway that searches the local
+ * index and reranks holds the model once. Rejects with ModelDirectoryError when the model is missing
+ * or makes no vectors (a cross-encoder).
+ */
+export function acquireIndexEmbedder(directory: string): { embedder: Promise<IndexEmbedder>; release(): Promise<void> } {
+  const lease = acquireReranker(directory);
+  return { embedder: lease.reranker.then((reranker) => indexEmbedder(reranker)), release: lease.release };
 }
 
 /** For a process that is about to exit: close the indexes cleanly and stop the workers. */

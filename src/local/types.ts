@@ -126,6 +126,8 @@ export interface LocalIndex {
   storedUrls(): AsyncIterable<string[]>;
   /** The width of the stored vectors, or null for an index that holds none (built before vectors). */
   readonly vectorDimensions: number | null;
+  /** vectorDimensions as the table has them now, re-read at most every few seconds (another process may have added vectors). */
+  refreshVectorDimensions(): Promise<number | null>;
   /**
    * Gives the index vector columns of this width: an index built before vectors gains them, one of
    * another width (a model change) has them replaced. Rows have no vectors until written again.

@@ -225,7 +225,7 @@ export function readResults<Result extends ProviderSearchResult>(
  * names: `url` must be a string, every other field is optionalString of the vendor field named.
  */
 export function stringFields(
-  fields: { [Field in Exclude<keyof ProviderSearchResult, 'url'>]?: string },
+  fields: { [Field in Exclude<keyof ProviderSearchResult, 'url' | 'relevance'>]?: string },
 ): (item: Record<string, unknown>) => ProviderSearchResult | null {
   const named = Object.entries(fields) as Array<[keyof typeof fields, string]>;
   return (item) => {

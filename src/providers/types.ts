@@ -48,6 +48,12 @@ export interface ProviderSearchResult {
   summary?: string | null;
   datePublished?: string | null;
   dateLastCrawled?: string | null;
+  /**
+   * The provider's own calibrated P(relevant) in [0, 1], where it computes one (the local index's
+   * hybrid scorer). When every result of a list has one and the gateway does not rerank it, they are
+   * the list's scores; a vendor's rank-based score is not one.
+   */
+  relevance?: number | null;
 }
 
 export interface SearchPage {

@@ -191,3 +191,29 @@ test('calibrate exits 2 with a message on bad flags and missing files', async (t
   t.is(help.code, 0);
   t.regex(help.stdout, /usage: searchgate calibrate/);
 });
+
+test('calibrate --retrieval fits the hybrid scorer on an index of the corpus, writes "retrieval" that the service reads, and keeps the other keys', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'searchgate-calibrate-'));
+  const files = writeCollection(root);
+  const model = privateModelDirectory(root);
+  const before = JSON.parse(readFileSync(join(model, MODEL_SPEC_FILE), 'utf8'));
+
+  const run = await searchgate(['calibrate', '--retrieval', '--model', model, '--corpus', files.corpus, '--queries', files.queries, '--qrels', files.qrels, '--candidates', '10', '--folds', '2']);
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stderr, /indexed: 30 written/);
+  for (const row of ['BM25 order', 'cosine alone', 'reciprocal rank fusion', 'pointwise logistic', 'pairwise logistic']) t.regex(run.stdout, new RegExp(row));
+
+  const after = JSON.parse(readFileSync(join(model, MODEL_SPEC_FILE), 'utf8'));
+  for (const [key, value] of Object.entries(before)) {
+    if (key !== 'retrieval' && key !== 'retrievalCalibratedOn') t.deepEqual(after[key], value, `key "${key}" kept`);
+  }
+  const { spec } = readModelDirectory(model);
+  t.deepEqual(spec.retrieval, after.retrieval);
+  // Meaning should count: on these topics the cosine separates answers from the rest.
+  t.true(spec.retrieval!.cosine > 0, JSON.stringify(spec.retrieval));
+  t.true(after.retrievalCalibratedOn.heldOut.pairwise.ndcgAt10 > 0.5, JSON.stringify(after.retrievalCalibratedOn.heldOut));
+
+  const bad = await searchgate(['calibrate', '--retrieval', '--model', model, '--corpus', files.corpus, '--queries', files.queries, '--qrels', files.qrels, '--folds', '1']);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /--folds must be an integer ≥ 2/);
+});

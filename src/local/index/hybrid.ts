@@ -19,6 +19,7 @@
  * served by BM25 alone, and says so once.
  */
 import { inRequestBm25 } from '../rerank/lexical.js';
+import type { RetrievalWeights } from '../rerank/model.js';
 import type { IndexHit, IndexQuery, LocalIndex } from '../types.js';
 import type { QueryEmbedder } from './embedder.js';
 import { queryStems } from './terms.js';
@@ -35,7 +36,27 @@ export interface HybridFeatures {
 export const HYBRID_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<keyof HybridFeatures>;
 
 /** The logistic model's coefficients: relevance = sigmoid(intercept + Σ weight × feature). */
-export type HybridWeights = Record<keyof HybridFeatures, number> & { intercept: number };
+export type HybridWeights = RetrievalWeights;
+
+/**
+ * Until a model's own weights are fitted: cosine carries the meaning, an exact title is a strong
+ * sign, and each leg's rank votes as in reciprocal rank fusion (a 1 / (60 + rank) of 0.016 times 150
+ * is 2.5 logits at rank 1).
+ */
+export const DEFAULT_HYBRID_WEIGHTS: HybridWeights = {
+  intercept: -6,
+  cosine: 6,
+  lexical: 0.1,
+  titleCoverage: 1,
+  exactTitle: 3,
+  bm25Rank: 150,
+  vectorRank: 150,
+};
+
+/** The model's fitted weights where its spec has them, else the defaults. */
+export function retrievalWeights(fitted: HybridWeights | undefined | null): HybridWeights {
+  return fitted ?? DEFAULT_HYBRID_WEIGHTS;
+}
 
 export interface HybridOptions {
   weights: HybridWeights;
@@ -57,42 +78,70 @@ const RRF_K = 60;
 const LEXICAL_TEXT_CODE_POINTS = 2000;
 
 export async function hybridSearch(index: LocalIndex, query: IndexQuery, options: HybridOptions): Promise<{ hits: ScoredHit[]; total: number | null }> {
-  const reason = fullTextOnlyReason(index, options.embedder);
-  if (reason) {
-    options.onFullTextOnly?.(reason);
+  const depth = Math.max(options.candidates, query.offset + query.limit);
+  const found = await hybridCandidates(index, query, options.embedder, depth);
+  if ('fullTextOnly' in found) {
+    options.onFullTextOnly?.(found.fullTextOnly);
     const { hits, total } = await index.search(query);
     return { hits: hits.map((hit) => ({ ...hit, relevance: null })), total };
   }
-  const embedder = options.embedder!;
-  const depth = Math.max(options.candidates, query.offset + query.limit);
+  const scored = found.candidates
+    .map(({ hit, bm25Rank }, i) => ({ hit: { ...hit, relevance: relevance(options.weights, found.features[i]!) }, bm25Rank }))
+    .sort((a, b) => b.hit.relevance - a.hit.relevance || a.bm25Rank - b.bm25Rank)
+    .map(({ hit }) => hit);
+  return {
+    hits: scored.slice(query.offset, query.offset + query.limit),
+    total: found.exhaustive ? scored.length : found.fullTextTotal,
+  };
+}
+
+export interface HybridCandidates {
+  /** Each page of either leg once, with its ranks there. */
+  candidates: Candidate[];
+  /** The scorer's features of each candidate, in candidate order. */
+  features: HybridFeatures[];
+  fullTextTotal: number | null;
+  /** Neither leg was cut at the depth: the candidates are every match. */
+  exhaustive: boolean;
+}
+
+/**
+ * Both legs' top `depth` pages for the query, under its filters, with their features: what the
+ * scorer ranks, and what `searchgate calibrate --retrieval` fits it on. `fullTextOnly` says why the
+ * vectors cannot serve this query.
+ */
+export async function hybridCandidates(
+  index: LocalIndex,
+  query: IndexQuery,
+  embedder: QueryEmbedder | null,
+  depth: number,
+): Promise<HybridCandidates | { fullTextOnly: string }> {
+  const reason = await fullTextOnlyReason(index, embedder);
+  if (reason) return { fullTextOnly: reason };
+  const model = embedder!.model;
   const leg = { ...query, offset: 0, limit: depth };
   const [fullText, vector] = await Promise.all([
     index.search({ ...leg, withVectors: true }),
-    embedder.embedQuery(query.query).then((queryVector) => index.vectorSearch({ ...leg, vector: queryVector, model: embedder.model }).then((hits) => ({ hits, queryVector }))),
+    embedder!.embedQuery(query.query).then((queryVector) => index.vectorSearch({ ...leg, vector: queryVector, model }).then((hits) => ({ hits, queryVector }))),
   ]);
   const candidates = fuse(fullText.hits, vector.hits);
   // A page written before vectors (or by another model) cannot be scored with the others: until the
   // index is re-embedded, such a query keeps BM25's order.
-  if (candidates.some(({ hit }) => hit.vectors?.model !== embedder.model)) {
-    options.onFullTextOnly?.(`some pages have no vectors of ${embedder.model}; run \`searchgate index add --reembed\``);
-    const { hits, total } = await index.search(query);
-    return { hits: hits.map((hit) => ({ ...hit, relevance: null })), total };
+  if (candidates.some(({ hit }) => hit.vectors?.model !== model)) {
+    return { fullTextOnly: `some pages have no vectors of ${model}; run \`searchgate index add --reembed\`` };
   }
-  const features = featuresOf(query.query, vector.queryVector, candidates);
-  const scored = candidates
-    .map(({ hit, bm25Rank }, i) => ({ hit: { ...hit, relevance: relevance(options.weights, features[i]!) }, bm25Rank }))
-    .sort((a, b) => b.hit.relevance - a.hit.relevance || a.bm25Rank - b.bm25Rank)
-    .map(({ hit }) => hit);
-  const everyCandidate = fullText.hits.length < depth && vector.hits.length < depth;
   return {
-    hits: scored.slice(query.offset, query.offset + query.limit),
-    total: everyCandidate ? scored.length : fullText.total,
+    candidates,
+    features: featuresOf(query.query, vector.queryVector, candidates),
+    fullTextTotal: fullText.total,
+    exhaustive: fullText.hits.length < depth && vector.hits.length < depth,
   };
 }
 
 /** Why vectors cannot serve this search, or null when they can. */
-function fullTextOnlyReason(index: LocalIndex, embedder: QueryEmbedder | null): string | null {
+async function fullTextOnlyReason(index: LocalIndex, embedder: QueryEmbedder | null): Promise<string | null> {
   if (!embedder) return 'no embedding model is loaded';
+  if (index.vectorDimensions !== embedder.dimensions) await index.refreshVectorDimensions();
   if (index.vectorDimensions === null) return 'the index holds no vectors (built before them); add them with `searchgate index add --reembed`';
   if (index.vectorDimensions !== embedder.dimensions) {
     return `the index holds ${index.vectorDimensions}-wide vectors, the model makes ${embedder.dimensions}-wide ones; run \`searchgate index add --reembed\``;
@@ -100,7 +149,7 @@ function fullTextOnlyReason(index: LocalIndex, embedder: QueryEmbedder | null): 
   return null;
 }
 
-interface Candidate {
+export interface Candidate {
   hit: IndexHit;
   bm25Rank: number;
   vectorRank: number;

@@ -214,7 +214,11 @@ interface DomainCount {
   domains: number;
 }
 
+/** How often a search that finds no usable vectors looks at the table's schema again. */
+const SCHEMA_RECHECK_MS = 5_000;
+
 class LanceLocalIndex implements LocalIndex {
+  private schemaCheckedAt = performance.now();
   /** This process's commits and folds, one at a time: they would only conflict with each other. */
   private readonly writes = new SerialQueue();
   /** The fold that the writes committed so far will be part of, until it starts. */
@@ -250,6 +254,20 @@ class LanceLocalIndex implements LocalIndex {
   }
 
   /**
+   * Reads the width of the vector columns from the table again, at most once per
+   * SCHEMA_RECHECK_MS: another process (`searchgate index add`) may have added vectors, or changed
+   * their model, since this one opened the index.
+   */
+  async refreshVectorDimensions(): Promise<number | null> {
+    this.assertOpen();
+    if (performance.now() - this.schemaCheckedAt >= SCHEMA_RECHECK_MS) {
+      this.schemaCheckedAt = performance.now();
+      this.dimensions = vectorDimensionsOf(await this.table.schema());
+    }
+    return this.dimensions;
+  }
+
+  /**
    * Gives an index built before vectors (or with vectors of another width, after a model change)
    * vector columns of this width; existing rows have none until they are written again.
    */
@@ -271,6 +289,14 @@ class LanceLocalIndex implements LocalIndex {
 
   async append(pages: ReadonlyArray<IndexedPage | EmbeddedPage>, replacing?: ReadonlySet<string>): Promise<void> {
     this.assertOpen();
+    // The first vectors an index gets give it its vector columns. Vectors of another width than the
+    // index's (another model's) are not stored: the page goes in with its text alone, and the
+    // index's own vectors stay until `index add --reembed` changes model.
+    const width = pages.map((page) => ('vectors' in page ? page.vectors?.windows[0]?.length : undefined)).find((found) => found !== undefined);
+    if (width !== undefined && this.dimensions === null) await this.ensureVectorColumns(width);
+    if (width !== undefined && width !== this.dimensions) {
+      pages = pages.map((page) => ('vectors' in page && page.vectors && page.vectors.windows[0]?.length !== this.dimensions ? { ...page, vectors: null } : page));
+    }
     const revision = nextRevision();
     const withVectors = this.dimensions !== null;
     const rows = [...new Map(pages.map((page) => [page.canonicalUrl, toRow(page, revision, withVectors)])).values()];

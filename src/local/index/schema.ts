@@ -3,7 +3,7 @@
  * and indexes need beside the page's own fields.
  */
 import { createRequire } from 'node:module';
-import { Field, FixedSizeList, Float32, Float64, List, Schema, Utf8, type Vector } from 'apache-arrow';
+import { Field, FixedSizeList, Float32, Float64, List, Schema, Type, Utf8, type Vector } from 'apache-arrow';
 import type { EmbeddedPage, IndexedPage, PageVectors } from '../types.js';
 import { filterLabels, normalizeDomain } from './filters.js';
 
@@ -105,7 +105,8 @@ const PAGE_COLUMNS = [
 /** The width of a table's vectors, or null when it has no vector columns (an index built before them). */
 export function vectorDimensionsOf(schema: Schema): number | null {
   const field = schema.fields.find((candidate) => candidate.name === VECTOR_COLUMN);
-  return field && field.type instanceof FixedSizeList ? field.type.listSize : null;
+  // By type id, not instanceof: a table's schema comes from LanceDB's copy of Arrow (see lanceArrow).
+  return field && field.type.typeId === Type.FixedSizeList ? (field.type as FixedSizeList).listSize : null;
 }
 
 export function toRow(page: IndexedPage | EmbeddedPage, revision: number, withVectorColumns: boolean): PageRow {

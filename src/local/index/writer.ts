@@ -237,8 +237,17 @@ export class IndexWriter {
     const replacing = new Set(changed.filter((page) => stored.has(page.canonicalUrl)).map((page) => page.canonicalUrl));
     if (!this.embedder || changed.length === 0) return { pages: changed.map((page) => ({ ...page, vectors: null })), replacing };
     const started = performance.now();
-    const windows = await this.embedder.embedPages(changed, this.signal);
-    this.counters.embedMs += performance.now() - started;
+    let windows: Float32Array[][];
+    try {
+      windows = await this.embedder.embedPages(changed, this.signal);
+    } catch (error) {
+      // Interrupted (SIGINT): the batch is still written, without vectors, so the index holds every
+      // page read; the next run finds them without vectors of the model and embeds them then.
+      if (!this.signal?.aborted) throw error;
+      return { pages: changed.map((page) => ({ ...page, vectors: null })), replacing };
+    } finally {
+      this.counters.embedMs += performance.now() - started;
+    }
     return {
       pages: changed.map((page, i) => ({ ...page, vectors: { model: this.embedder!.model, windows: windows[i]! } satisfies PageVectors })),
       replacing,

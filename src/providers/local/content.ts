@@ -8,7 +8,9 @@
 import { LRUCache } from 'lru-cache';
 import { FetchError, fetchPolicy, safeFetch } from '../../local/fetch/index.js';
 import { toIndexedPage } from '../../local/ingest/indexed-page.js';
-import { sharedExtractor, sharedIndex } from '../../local/shared.js';
+import type { IndexEmbedder } from '../../local/index/embedder.js';
+import { acquireIndexEmbedder, sharedExtractor, sharedIndex } from '../../local/shared.js';
+import type { EmbeddedPage, IndexedPage } from '../../local/types.js';
 import type { LocalOptions } from './search.js';
 import type { ContentProvider, PageContent, PageFailure } from '../types.js';
 
@@ -16,7 +18,33 @@ import type { ContentProvider, PageContent, PageFailure } from '../types.js';
 const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 const PAGE_CACHE_TTL_MS = 60 * 60_000;
 
-export function createLocalContent(name: string, options: LocalOptions): ContentProvider {
+export function createLocalContent(name: string, options: LocalOptions): ContentProvider & { close(): Promise<void> } {
+  // Work still running, a page's fetch or its write to the index, may outlive the answer that asked
+  // for it (a content budget ran out). The gateway's close waits for it, so no write is cut off and
+  // the index folder is whole when the process, or a test, moves on.
+  const running = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    running.add(work);
+    void work.then(
+      () => running.delete(work),
+      () => running.delete(work),
+    );
+    return work;
+  };
+  // A page added to the index gets its vectors as `index add` would give them, so that hybrid search
+  // can score it with the others; without the model it goes in with full text alone.
+  let model: { embedder: Promise<IndexEmbedder>; release(): Promise<void> } | null = null;
+  const withVectors = async (page: IndexedPage): Promise<EmbeddedPage> => {
+    if (options.vectorModel === 'none') return { ...page, vectors: null };
+    model ??= acquireIndexEmbedder(options.vectorModel);
+    try {
+      const embedder = await model.embedder;
+      const [windows] = await embedder.embedPages([page]);
+      return { ...page, vectors: { model: embedder.model, windows: windows! } };
+    } catch {
+      return { ...page, vectors: null };
+    }
+  };
   const recentPages = new LRUCache<string, PageContent>({
     maxSize: PAGE_CACHE_BYTES,
     sizeCalculation: (page) => Math.max(1, page.text.length * 2),
@@ -30,31 +58,39 @@ export function createLocalContent(name: string, options: LocalOptions): Content
   });
   return {
     name,
-    async fetchContent(url, { signal }): Promise<PageContent | PageFailure | null> {
-      const recent = recentPages.get(url);
-      if (recent) return recent;
-      const index = await sharedIndex(options.directory);
-      const stored = await index.get(url);
-      if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
-
-      let fetched: Awaited<ReturnType<typeof safeFetch>>;
-      try {
-        fetched = await safeFetch(url, policy, signal);
-      } catch (error) {
-        if (error instanceof FetchError) return pageFailureOf(error);
-        throw error;
-      }
-      if (fetched.status !== 200) return { failure: 'not_found', httpStatus: fetched.status };
-      const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
-      const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
-      if (!page) return null; // a challenge page or no text: never returned as text
-      // Not awaited: folding a page into a large index takes seconds, longer than any content budget.
-      if (options.addFetchedPages) void index.upsert([page]).catch(() => {});
-      const content = { text: page.text, title: page.title, datePublished: page.datePublished };
-      recentPages.set(url, content);
-      return content;
+    async close() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+      await model?.release();
+    },
+    fetchContent(url, { signal }) {
+      return track(fetchPageContent(url, signal));
     },
   };
+
+  async function fetchPageContent(url: string, signal: AbortSignal): Promise<PageContent | PageFailure | null> {
+    const recent = recentPages.get(url);
+    if (recent) return recent;
+    const index = await sharedIndex(options.directory);
+    const stored = await index.get(url);
+    if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
+
+    let fetched: Awaited<ReturnType<typeof safeFetch>>;
+    try {
+      fetched = await safeFetch(url, policy, signal);
+    } catch (error) {
+      if (error instanceof FetchError) return pageFailureOf(error);
+      throw error;
+    }
+    if (fetched.status !== 200) return { failure: 'not_found', httpStatus: fetched.status };
+    const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
+    const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
+    if (!page) return null; // a challenge page or no text: never returned as text
+    // Not awaited: folding a page into a large index takes seconds, longer than any content budget.
+    if (options.addFetchedPages) void track(withVectors(page).then((embedded) => index.upsert([embedded]))).catch(() => {});
+    const content = { text: page.text, title: page.title, datePublished: page.datePublished };
+    recentPages.set(url, content);
+    return content;
+  }
 }
 
 function pageFailureOf(error: FetchError): PageFailure {

@@ -1,9 +1,19 @@
 /**
  * local: searchgate's own index of pages it has crawled or been given (src/local). Filters,
  * freshness and paging all run inside the index query, and text mode returns the stored main text.
+ *
+ * Ranking is hybrid (src/local/index/hybrid.ts): full-text and vector candidates, scored by one
+ * calibrated model whose score each result carries. The pages' vectors were made when they were
+ * written; a search embeds its query alone, with the model the index was built with (the embedded
+ * reranker's, shared with it). Without that model, or on an index written without vectors, the
+ * index ranks by BM25, and the log says once why and how to add them.
  */
 import { freshnessWindow } from '../../api/freshness.js';
-import { DEFAULT_INDEX_DIRECTORY, sharedIndex } from '../../local/shared.js';
+import type { Logger } from '../../server/logger.js';
+import { hybridSearch, retrievalWeights } from '../../local/index/hybrid.js';
+import type { IndexEmbedder } from '../../local/index/embedder.js';
+import { ModelDirectoryError } from '../../local/rerank/model.js';
+import { acquireIndexEmbedder, DEFAULT_INDEX_DIRECTORY, DEFAULT_RERANK_MODEL_DIRECTORY, sharedIndex } from '../../local/shared.js';
 import { searchCapabilities } from '../shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../types.js';
 
@@ -15,6 +25,13 @@ export interface LocalOptions {
   maxPageBytes: number;
   /** Let the fetcher reach private, loopback and link-local addresses (tests, intranets). */
   allowPrivateNetworks: boolean;
+  /**
+   * The embedding model of the index's vectors (the one `searchgate index add` used), or "none" for
+   * full-text ranking alone. Default: the embedded reranker's model.
+   */
+  vectorModel: string;
+  /** Candidates each leg (full text, vectors) brings to the calibrated scorer. */
+  candidates: number;
 }
 
 export const localOptionsSchema = {
@@ -27,34 +44,79 @@ export const localOptionsSchema = {
     fetchTimeoutMs: { type: 'integer', minimum: 1, default: 8000 },
     maxPageBytes: { type: 'integer', minimum: 1024, default: 10_485_760 },
     allowPrivateNetworks: { type: 'boolean', default: false },
+    vectorModel: { type: 'string', minLength: 1, default: DEFAULT_RERANK_MODEL_DIRECTORY },
+    candidates: { type: 'integer', minimum: 1, maximum: 1000, default: 40 },
   },
 } as const;
 
-export function createLocalSearch(name: string, options: LocalOptions): SearchProvider {
+/** The query model, loaded once per process and model directory; null when searches rank by BM25. */
+export interface QueryModel {
+  embedder: IndexEmbedder | null;
+  release(): Promise<void>;
+}
+
+export function createLocalSearch(name: string, options: LocalOptions): SearchProvider & { start(logger: Logger): Promise<void>; close(): Promise<void> } {
+  let model: QueryModel = { embedder: null, release: async () => {} };
+  let logger: Logger | null = null;
+  const said = new Set<string>();
+  const fullTextOnly = (reason: string) => {
+    if (said.has(reason)) return;
+    said.add(reason);
+    logger?.warn(`local search ranks by full text alone: ${reason}`, { provider: name });
+  };
   return {
     name,
     capabilities: searchCapabilities({ maxPageSize: 50, pagination: true, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
+    async start(startLogger) {
+      logger = startLogger;
+      model = await loadQueryModel(options.vectorModel, fullTextOnly);
+    },
+    async close() {
+      await model.release();
+    },
     async search(call: SearchCall): Promise<SearchPage> {
       const index = await sharedIndex(options.directory);
-      const { hits, total } = await index.search({
-        query: call.query,
-        limit: call.count,
-        offset: call.offset,
-        includeDomains: call.includeDomains,
-        excludeDomains: call.excludeDomains,
-        window: freshnessWindow(call.freshness, call.nowMs),
-      });
+      const { hits, total } = await hybridSearch(
+        index,
+        {
+          query: call.query,
+          limit: call.count,
+          offset: call.offset,
+          includeDomains: call.includeDomains,
+          excludeDomains: call.excludeDomains,
+          window: freshnessWindow(call.freshness, call.nowMs),
+        },
+        { embedder: model.embedder, weights: retrievalWeights(model.embedder?.retrieval), candidates: options.candidates, onFullTextOnly: fullTextOnly },
+      );
       return {
-        results: hits.map(({ page, snippet }) => ({
+        results: hits.map(({ page, snippet, relevance }) => ({
           url: page.url,
           title: page.title,
           snippet,
           text: call.text ? page.text : null,
           datePublished: page.datePublished,
           dateLastCrawled: page.fetchedAt,
+          relevance,
         })),
         totalEstimatedMatches: total,
       };
     },
   };
+}
+
+async function loadQueryModel(directory: string, fullTextOnly: (reason: string) => void): Promise<QueryModel> {
+  if (directory === 'none') {
+    fullTextOnly('providers.local.vectorModel is "none"');
+    return { embedder: null, release: async () => {} };
+  }
+  const lease = acquireIndexEmbedder(directory);
+  try {
+    return { embedder: await lease.embedder, release: lease.release };
+  } catch (error) {
+    await lease.release();
+    // A missing default model is said, not fatal: the index still answers by BM25.
+    if (!(error instanceof ModelDirectoryError)) throw error;
+    fullTextOnly(`${error.message} (fetch it with \`npm run fetch-model\`)`);
+    return { embedder: null, release: async () => {} };
+  }
 }

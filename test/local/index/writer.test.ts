@@ -129,6 +129,22 @@ test('with an embedder every page is stored with its windows\' vectors; the near
   t.deepEqual(filtered, []);
 });
 
+test('the vector width is read back when the index is opened again, and by an instance that was open while vectors came', async (t) => {
+  const { index, directory } = await freshIndex(t);
+  const reader = await openLocalIndex(directory);
+  t.teardown(() => reader.close());
+  t.is(reader.vectorDimensions, null);
+  const writer = await IndexWriter.open(index, { embedder: bagOfWordsEmbedder() });
+  await writeAll(writer, ANIMALS);
+  await writer.close();
+  const reopened = await openLocalIndex(directory);
+  t.teardown(() => reopened.close());
+  t.is(reopened.vectorDimensions, DIMENSIONS);
+  // The instance open before is told on its next look at the schema (at most every few seconds).
+  await new Promise((resolve) => setTimeout(resolve, 5_100));
+  t.is(await reader.refreshVectorDimensions(), DIMENSIONS);
+});
+
 test('an index built before vectors is searched by BM25 alone, says so once, and --reembed gives its pages vectors', async (t) => {
   const { index } = await freshIndex(t);
   await index.upsert(ANIMALS);

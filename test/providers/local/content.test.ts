@@ -70,7 +70,14 @@ test('text mode fetches and extracts the pages of a snippet-only upstream; chall
     stored = await index.get(`${site.url}/article`);
   }
   await index.close();
+  // With vectors of the embedded model, as `index add` would store it, so hybrid search can score it
+  // (read by an index opened now: the one above opened before the index had vector columns).
+  const reopened = await openLocalIndex(directory);
+  const vectors = (await reopened.stats()).vectors;
+  await reopened.close();
   t.truthy(stored);
+  t.deepEqual(Object.values(vectors), [1], JSON.stringify(vectors));
+  t.regex(Object.keys(vectors)[0] ?? '', /^all-minilm-l6-v2/);
   t.is(stored!.title, 'How page text is filled');
   t.is(stored!.datePublished, '2024-02-03T04:05:06.000Z');
   await gateway.post('/v1/web-search', { query: 'page text again', contents: { text: true } });

@@ -110,3 +110,14 @@ export function ensureCorpus(workDir: string, options: { installPackages: boolea
   return corpus;
 }
 
+
+/** The kernel's counters of a live process: current RSS and its high-water mark, in bytes; null once it is gone or without /proc. */
+export function processMemory(pid: number): { rss: number; peak: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    return { rss: field('VmRSS'), peak: field('VmHWM') };
+  } catch {
+    return null;
+  }
+}

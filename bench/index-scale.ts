@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { normalizeUrl } from '../src/local/fetch/url.js';
 import { seededRandom } from '../src/util/random.js';
-import { ensureCorpus, machineDescription, startWatchdog, type CorpusDocument } from './index-bench-common.js';
+import { ensureCorpus, machineDescription, processMemory, startWatchdog, type CorpusDocument } from './index-bench-common.js';
 import { percentile } from './latency.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -105,17 +105,6 @@ function directoryBytes(directory: string): number {
   return total;
 }
 
-/** The kernel's counters of a live process: current RSS and its high-water mark, in bytes. */
-function processMemory(pid: number): { rss: number; peak: number } | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-    return { rss: field('VmRSS'), peak: field('VmHWM') };
-  } catch {
-    return null;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // One `index add` run
 
@@ -126,7 +115,7 @@ interface RunReport {
   embedSeconds: number;
   pagesPerSecond: number;
   slices: { pages: number; pagesPerSecond: number }[];
-  lastTenthOverFirstTenth: number;
+  lastTenthOverFirstTenth: number | null;
   peakRssMiB: number;
   peakDiskMiB: number;
   finalDiskMiB: number;
@@ -173,7 +162,8 @@ async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
     embedSeconds: seconds_('embedding'),
     pagesPerSecond: round(pagesIn / seconds),
     slices,
-    lastTenthOverFirstTenth: round(rate(slices.slice(-tenth)) / rate(slices.slice(0, tenth)), 2),
+    // Null for a run too short to have two slices.
+    lastTenthOverFirstTenth: slices.length < 2 ? null : round(rate(slices.slice(-tenth)) / rate(slices.slice(0, tenth)), 2),
     peakRssMiB: mib(peakRss),
     peakDiskMiB: mib(peakDisk),
     finalDiskMiB: mib(finalDisk),
@@ -378,7 +368,8 @@ async function main(): Promise<void> {
   // Projection from the measured growth: time per page of the last run (its slices and its fold),
   // disk per page, and peak RSS against pages.
   const last = stages.at(-1)!;
-  const steady = percentile([...last.run.slices.map((slice) => slice.pagesPerSecond)].sort((a, b) => a - b), 0.5);
+  const steady =
+    last.run.slices.length > 0 ? percentile([...last.run.slices.map((slice) => slice.pagesPerSecond)].sort((a, b) => a - b), 0.5) : last.run.pagesPerSecond;
   const folds = linearFit(stages.map((stage) => [stage.pages, stage.run.foldSeconds]));
   const disk = linearFit(stages.map((stage) => [stage.pages, stage.run.finalDiskMiB]));
   const rss = linearFit(stages.map((stage) => [stage.pages, stage.run.peakRssMiB]));
@@ -387,7 +378,8 @@ async function main(): Promise<void> {
     // One run of all pages: appending at the steady rate, then folds every 100k pages whose cost grows with the index.
     hours: round((pages / steady + Array.from({ length: Math.ceil(pages / 100_000) }, (_, k) => folds.intercept + folds.slope * (k + 1) * 100_000).reduce((a, b) => a + b, 0)) / 3600, 1),
     diskGiB: round((disk.intercept + disk.slope * pages) / 1024, 1),
-    peakRssGiB: round((rss.intercept + rss.slope * pages) / 1024, 1),
+    // A straight line through each run's peak: crude, and an upper bound where memory levels off.
+    peakRssGiBIfLinear: round((rss.intercept + rss.slope * pages) / 1024, 1),
   });
   const report = {
     benchmark: 'index-scale',

@@ -5,7 +5,10 @@
  * the index and rerank quality benchmarks.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { MODEL_SPEC_FILE } from '../local/rerank/model.js';
+import { UsageError } from './args.js';
 import type { IndexedPage, LocalIndex } from '../local/types.js';
 
 export interface BeirDocument {
@@ -102,4 +105,29 @@ export async function searchDocumentIds(index: LocalIndex, query: string, limit:
 /** The text a reranker sees for a document: title and abstract, as BEIR's dense baselines embed them. */
 export function rerankText(document: BeirDocument): string {
   return document.title ? `${document.title} ${document.text}` : document.text;
+}
+
+/**
+ * The flags both kinds of calibration share: a model directory, a labelled collection in BEIR's
+ * format, and the spec file to rewrite (default: the model's own); each checked, or a UsageError.
+ */
+export function collectionFlags(
+  values: { model?: string; corpus?: string; queries?: string; qrels?: string; out?: string },
+  positionals: readonly string[],
+): { modelDirectory: string; corpus: string; queries: string; qrels: string; out: string } {
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+  const required = (name: 'model' | 'corpus' | 'queries' | 'qrels'): string => {
+    const value = values[name];
+    if (value === undefined) throw new UsageError(`--${name} is required`);
+    return value;
+  };
+  const modelDirectory = resolve(required('model'));
+  if (!existsSync(modelDirectory) || !statSync(modelDirectory).isDirectory()) throw new UsageError(`no such model directory: ${modelDirectory}`);
+  const files = { corpus: required('corpus'), queries: required('queries'), qrels: required('qrels') };
+  for (const [name, path] of Object.entries(files)) {
+    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--${name}: no such file: ${path}`);
+  }
+  const out = resolve(values.out ?? join(modelDirectory, MODEL_SPEC_FILE));
+  if (!existsSync(dirname(out))) throw new UsageError(`--out: no such directory: ${dirname(out)}`);
+  return { modelDirectory, ...files, out };
 }

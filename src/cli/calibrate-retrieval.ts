@@ -14,11 +14,11 @@
  * fit is measured beside it. Every figure is on held-out folds of queries; the written weights are
  * fitted on all of them.
  */
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openPageEmbedder } from '../local/index/embedder.js';
+import { DEFAULT_PAGE_WINDOWS, openPageEmbedder } from '../local/index/embedder.js';
 import { DEFAULT_HYBRID_WEIGHTS, HYBRID_FEATURES, hybridCandidates, relevance, type HybridFeatures, type HybridWeights } from '../local/index/hybrid.js';
 import { openLocalIndex } from '../local/index/index.js';
 import { fitLogistic } from '../local/index/logistic.js';
@@ -26,7 +26,7 @@ import { IndexWriter } from '../local/index/writer.js';
 import { MODEL_SPEC_FILE, readModelDirectory } from '../local/rerank/model.js';
 import { seededRandom } from '../util/random.js';
 import { UsageError, integerOption } from './args.js';
-import { asPage, ndcgAtCutoff, readJsonLines, readQrels, type BeirDocument, type BeirQuery } from './beir.js';
+import { asPage, collectionFlags, ndcgAtCutoff, readJsonLines, readQrels, type BeirDocument, type BeirQuery } from './beir.js';
 
 export const RETRIEVAL_USAGE = `usage: searchgate calibrate --retrieval --model DIR --corpus FILE --queries FILE --qrels FILE [options]
 
@@ -41,6 +41,7 @@ options:
   --candidates N        candidates each leg brings, as providers.local.candidates (default 40)
   --known-items N       titles of the corpus used as known-item queries (default 800; 0: none)
   --folds N             folds of queries for the held-out figures (default 5)
+  --windows N           windows of each page embedded, from its start (default ${DEFAULT_PAGE_WINDOWS}, as index add)
   --index-dir DIR       keep the corpus's index there (reused by a later run); default: a temporary one
   --out FILE            the spec file to rewrite (default: DIR/${MODEL_SPEC_FILE})`;
 
@@ -52,6 +53,7 @@ interface RetrievalOptions {
   candidates: number;
   knownItems: number;
   folds: number;
+  windows: number;
   indexDirectory: string | undefined;
   out: string;
 }
@@ -87,26 +89,14 @@ export function parseRetrievalOptions(argv: string[]): RetrievalOptions | 'help'
       candidates: { type: 'string' },
       'known-items': { type: 'string' },
       folds: { type: 'string' },
+      windows: { type: 'string' },
       'index-dir': { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const required = (name: 'model' | 'corpus' | 'queries' | 'qrels'): string => {
-    const value = values[name];
-    if (value === undefined) throw new UsageError(`--${name} is required`);
-    return value;
-  };
-  const modelDirectory = resolve(required('model'));
-  if (!existsSync(modelDirectory) || !statSync(modelDirectory).isDirectory()) throw new UsageError(`no such model directory: ${modelDirectory}`);
-  const files = { corpus: required('corpus'), queries: required('queries'), qrels: required('qrels') };
-  for (const [name, path] of Object.entries(files)) {
-    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--${name}: no such file: ${path}`);
-  }
-  const out = resolve(values.out ?? join(modelDirectory, MODEL_SPEC_FILE));
-  if (!existsSync(dirname(out))) throw new UsageError(`--out: no such directory: ${dirname(out)}`);
+  const { modelDirectory, out, ...files } = collectionFlags(values, positionals);
   const folds = integerOption(values.folds, '--folds', 2) ?? 5;
   return {
     modelDirectory,
@@ -114,6 +104,7 @@ export function parseRetrievalOptions(argv: string[]): RetrievalOptions | 'help'
     candidates: integerOption(values.candidates, '--candidates', 1) ?? 40,
     knownItems: integerOption(values['known-items'], '--known-items', 0) ?? 800,
     folds,
+    windows: integerOption(values.windows, '--windows', 1) ?? DEFAULT_PAGE_WINDOWS,
     indexDirectory: values['index-dir'] === undefined ? undefined : resolve(values['index-dir']),
     out,
   };
@@ -127,7 +118,7 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
   if (judgedQueries.length === 0) throw new UsageError(`no query in ${options.queries} has judgements in ${options.qrels}`);
 
   const directory = options.indexDirectory ?? mkdtempSync(join(tmpdir(), 'searchgate-calibrate-retrieval-'));
-  const loaded = await openPageEmbedder(options.modelDirectory);
+  const loaded = await openPageEmbedder(options.modelDirectory, { maxWindows: options.windows });
   const index = await openLocalIndex(directory);
   const started = performance.now();
   let labelled: LabelledQuery[];
@@ -189,6 +180,8 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
     rrf: measure(labelled, (query) => query.features.map((features) => features.bm25Rank + features.vectorRank)),
     cosine: measure(labelled, (query) => query.features.map((features) => features.cosine)),
     defaults: measure(labelled, (query) => query.features.map((features) => relevance(DEFAULT_HYBRID_WEIGHTS, features))),
+    // What the reranker computes (cosine + lexicalWeight × in-request BM25), on the same candidates.
+    rerankerFormula: measure(labelled, (query) => query.features.map((features) => features.cosine + spec.lexicalWeight * features.lexical)),
   };
   const chosen: keyof typeof methods = heldOut.pairwise.objective >= heldOut.pointwise.objective ? 'pairwise' : 'pointwise';
   const weights = methods[chosen](labelled);
@@ -196,7 +189,7 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
   const retrievalCalibratedOn = {
     dataset: `${basename(dirname(resolve(options.corpus)))}: ${basename(options.corpus)} (${corpus.length} documents), ${basename(options.queries)} (${judgedCount} judged queries), ${labelled.length - judgedCount} titles as known-item queries`,
     date: new Date().toISOString(),
-    candidates: `the local index's full-text and vector top ${options.candidates} per query, fused`,
+    candidates: `the local index's full-text and vector top ${options.candidates} per query, fused; ${options.windows} window(s) of each page embedded`,
     method: chosen === 'pairwise' ? 'pairwise logistic (ranking), then Platt to P(relevant)' : 'pointwise logistic',
     heldOut: { folds: options.folds, ...Object.fromEntries(Object.entries({ ...baselines, ...heldOut }).map(([name, value]) => [name, roundMeasures(value)])) },
   };
@@ -211,6 +204,7 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
     row('BM25 order', baselines.bm25),
     row('cosine alone', baselines.cosine),
     row('reciprocal rank fusion', baselines.rrf),
+    row(`cosine + ${spec.lexicalWeight} × lexical (reranker)`, baselines.rerankerFormula),
     row('default weights', baselines.defaults),
     row('pointwise logistic', heldOut.pointwise),
     row('pairwise logistic + Platt', heldOut.pairwise),

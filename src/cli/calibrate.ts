@@ -9,7 +9,7 @@
  * Candidate depth sets the share of relevant pairs the fit sees, and with it the probabilities: fit
  * at about the depth the service reranks.
  */
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkCalibration } from '../local/rerank/calibration.js';
@@ -18,7 +18,7 @@ import { MODEL_SPEC_FILE, ModelDirectoryError, readModelDirectory } from '../loc
 import type { ModelFamily } from '../local/rerank/model.js';
 import { calibrateRetrieval, parseRetrievalOptions, RETRIEVAL_USAGE } from './calibrate-retrieval.js';
 import { EXIT_USAGE, UsageError, integerOption, isUsageError, usageFailure } from './args.js';
-import { readJsonLines, readQrels } from './beir.js';
+import { collectionFlags, readJsonLines, readQrels } from './beir.js';
 import type { BeirDocument, BeirQuery } from './beir.js';
 import {
   fitAndMeasure,
@@ -129,22 +129,9 @@ function parseOptions(argv: string[]): CalibrateOptions | 'help' {
     },
   });
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const required = (name: 'model' | 'corpus' | 'queries' | 'qrels'): string => {
-    const value = values[name];
-    if (value === undefined) throw new UsageError(`--${name} is required`);
-    return value;
-  };
-  const modelDirectory = resolve(required('model'));
-  if (!existsSync(modelDirectory) || !statSync(modelDirectory).isDirectory()) throw new UsageError(`no such model directory: ${modelDirectory}`);
-  const files = { corpus: required('corpus'), queries: required('queries'), qrels: required('qrels') };
-  for (const [name, path] of Object.entries(files)) {
-    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--${name}: no such file: ${path}`);
-  }
+  const { modelDirectory, out, ...files } = collectionFlags(values, positionals);
   const method = values.method ?? 'platt';
   if (method !== 'platt' && method !== 'isotonic') throw new UsageError(`--method must be "platt" or "isotonic", not "${method}"`);
-  const out = resolve(values.out ?? join(modelDirectory, MODEL_SPEC_FILE));
-  if (!existsSync(dirname(out))) throw new UsageError(`--out: no such directory: ${dirname(out)}`);
   return {
     modelDirectory,
     ...files,

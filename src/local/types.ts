@@ -52,6 +52,8 @@ export interface IndexQuery {
    * title or in the text).
    */
   match?: 'all' | 'any';
+  /** false: hits come without snippets, for a caller that picks among them first (hybrid search). */
+  snippets?: boolean;
 }
 
 /**
@@ -140,6 +142,8 @@ export interface LocalIndex {
   /** Full-text (BM25) search; `withVectors` also returns each hit's stored vectors. */
   search(query: IndexQuery & { withVectors?: boolean }): Promise<{ hits: IndexHit[]; total: number | null }>;
   get(url: string): Promise<IndexedPage | null>;
+  /** The query-biased snippet of a page's text, as hits carry. */
+  snippet(text: string, query: string): string;
   stats(): Promise<IndexStats>;
   export(): AsyncIterable<IndexedPage>;
   close(): Promise<void>;

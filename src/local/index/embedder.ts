@@ -10,8 +10,7 @@
  */
 import type { DocumentEmbedding } from '../rerank/cache.js';
 import { NeuralReranker, type NeuralRerankerOptions } from '../rerank/engine.js';
-import { ModelDirectoryError, modelStamp, type RerankModelSpec } from '../rerank/model.js';
-import type { HybridWeights } from './hybrid.js';
+import { ModelDirectoryError, modelStamp, type RerankModelSpec, type RetrievalWeights } from '../rerank/model.js';
 import type { PageEmbedder } from './writer.js';
 
 export interface QueryEmbedder {
@@ -22,7 +21,7 @@ export interface QueryEmbedder {
 
 /** Both directions, and the hybrid scorer's weights fitted for this model (`searchgate calibrate`), if any. */
 export interface IndexEmbedder extends PageEmbedder, QueryEmbedder {
-  readonly retrieval: HybridWeights | undefined;
+  readonly retrieval: RetrievalWeights | undefined;
 }
 
 export interface LoadedEmbedder {

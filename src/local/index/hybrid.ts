@@ -24,14 +24,8 @@ import type { IndexHit, IndexQuery, LocalIndex } from '../types.js';
 import type { QueryEmbedder } from './embedder.js';
 import { queryStems } from './terms.js';
 
-export interface HybridFeatures {
-  cosine: number;
-  lexical: number;
-  titleCoverage: number;
-  exactTitle: number;
-  bm25Rank: number;
-  vectorRank: number;
-}
+/** A candidate's features: one per weight of the scorer. */
+export type HybridFeatures = Omit<RetrievalWeights, 'intercept'>;
 
 export const HYBRID_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<keyof HybridFeatures>;
 
@@ -74,8 +68,11 @@ export interface ScoredHit extends IndexHit {
 
 /** Reciprocal rank with RRF's damping constant: the leg's vote for a candidate. */
 const RRF_K = 60;
-/** How much of a page's text the lexical feature reads: its title and opening, like the first window. */
-const LEXICAL_TEXT_CODE_POINTS = 2000;
+/**
+ * How much of a page's text the lexical feature reads: its title and opening, like the first window
+ * (UTF-16 units: a word cut in two at the end weighs nothing here).
+ */
+const LEXICAL_TEXT_CHARACTERS = 2000;
 
 export async function hybridSearch(index: LocalIndex, query: IndexQuery, options: HybridOptions): Promise<{ hits: ScoredHit[]; total: number | null }> {
   const depth = Math.max(options.candidates, query.offset + query.limit);
@@ -90,7 +87,7 @@ export async function hybridSearch(index: LocalIndex, query: IndexQuery, options
     .sort((a, b) => b.hit.relevance - a.hit.relevance || a.bm25Rank - b.bm25Rank)
     .map(({ hit }) => hit);
   return {
-    hits: scored.slice(query.offset, query.offset + query.limit),
+    hits: scored.slice(query.offset, query.offset + query.limit).map((hit) => ({ ...hit, snippet: index.snippet(hit.page.text, query.query) })),
     total: found.exhaustive ? scored.length : found.fullTextTotal,
   };
 }
@@ -119,7 +116,8 @@ export async function hybridCandidates(
   const reason = await fullTextOnlyReason(index, embedder);
   if (reason) return { fullTextOnly: reason };
   const model = embedder!.model;
-  const leg = { ...query, offset: 0, limit: depth };
+  // Snippets are made for the results alone, once they are chosen.
+  const leg = { ...query, offset: 0, limit: depth, snippets: false };
   const [fullText, vector] = await Promise.all([
     index.search({ ...leg, withVectors: true }),
     embedder!.embedQuery(query.query).then((queryVector) => index.vectorSearch({ ...leg, vector: queryVector, model }).then((hits) => ({ hits, queryVector }))),
@@ -173,7 +171,7 @@ export function featuresOf(query: string, queryVector: Float32Array, candidates:
   const wanted = normalizedTitle(query);
   const lexical = inRequestBm25(
     query,
-    candidates.map(({ hit }) => `${hit.page.title}\n${[...hit.page.text.slice(0, LEXICAL_TEXT_CODE_POINTS * 2)].slice(0, LEXICAL_TEXT_CODE_POINTS).join('')}`),
+    candidates.map(({ hit }) => `${hit.page.title}\n${hit.page.text.slice(0, LEXICAL_TEXT_CHARACTERS)}`),
   );
   return candidates.map(({ hit, bm25Rank, vectorRank }, i) => {
     const titleStems = new Set(queryStems(hit.page.title));

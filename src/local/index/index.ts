@@ -460,7 +460,7 @@ class LanceLocalIndex implements LocalIndex {
     const predicate = filterPredicate(query);
     if (predicate) search = search.where(predicate);
     const result = await search.toArrow();
-    const hits = this.hitsOf(result, stems, withVectors, (row) => Number(result.getChild('_score')?.get(row) ?? 0));
+    const hits = this.hitsOf(result, query.snippets === false ? null : stems, withVectors, (row) => Number(result.getChild('_score')?.get(row) ?? 0));
     // Exact when the page is not full; past that LanceDB's top-k search does not count matches.
     const total = result.numRows < limit ? offset + hits.length : null;
     return { hits, total };
@@ -470,24 +470,33 @@ class LanceLocalIndex implements LocalIndex {
     this.assertOpen();
     const limit = Math.max(0, Math.floor(query.limit));
     if (this.dimensions === null || limit === 0 || query.vector.length !== this.dimensions) return [];
-    const filters = [`${VECTOR_MODEL_COLUMN} = ${sqlString(query.model)}`, filterPredicate(query)].filter(Boolean);
+    const modelFilter = `${VECTOR_MODEL_COLUMN} = ${sqlString(query.model)}`;
+    const filters = filterPredicate(query);
     let search = this.table
       .vectorSearch(query.vector)
       .column(VECTOR_COLUMN)
       .distanceType('cosine')
       .select([...PAGE_FIELDS, ...VECTOR_COLUMNS, '_distance'])
-      .where(filters.join(' AND '))
       .limit(limit);
+    // The query's own filters must hold before the nearest are taken (prefilter), or a narrow one
+    // would leave none. The model's alone is checked after (postfilter): every row but those of an
+    // unfinished re-embedding has it, and checking it on every row first costs as much as the search
+    // (13 of 30 ms on SciFact's 5k pages).
+    search = filters ? search.where(`${modelFilter} AND ${filters}`) : search.where(modelFilter).postfilter();
     // With an index, unindexed rows wait for the fold as they do for full text; without one, every row is scanned.
     if (await this.vectorIndexExists()) search = search.nprobes(VECTOR_NPROBES).refineFactor(VECTOR_REFINE_FACTOR).fastSearch();
     const result = await search.toArrow();
-    return this.hitsOf(result, queryStems(query.query), true, (row) => 1 - Number(result.getChild('_distance')?.get(row) ?? 1));
+    return this.hitsOf(result, query.snippets === false ? null : queryStems(query.query), true, (row) => 1 - Number(result.getChild('_distance')?.get(row) ?? 1));
   }
 
-  /** A result's pages as hits, each page once, with snippets for the query's stems. */
-  private hitsOf(result: ColumnarResult, stems: string[], withVectors: boolean, scoreOf: (row: number) => number): IndexHit[] {
+  snippet(text: string, query: string): string {
+    return buildSnippet(text, new StemMatcher(queryStems(query)), this.settings.snippetLength);
+  }
+
+  /** A result's pages as hits, each page once, with snippets for the query's stems (none for null). */
+  private hitsOf(result: ColumnarResult, stems: string[] | null, withVectors: boolean, scoreOf: (row: number) => number): IndexHit[] {
     const pages = pagesFromArrow(result);
-    const matcher = new StemMatcher(stems);
+    const matcher = stems === null ? null : new StemMatcher(stems);
     const seen = new Set<string>();
     const hits: IndexHit[] = [];
     pages.forEach((page, row) => {
@@ -497,7 +506,7 @@ class LanceLocalIndex implements LocalIndex {
       hits.push({
         page,
         score: scoreOf(row),
-        snippet: buildSnippet(page.text, matcher, this.settings.snippetLength),
+        snippet: matcher === null ? '' : buildSnippet(page.text, matcher, this.settings.snippetLength),
         ...(withVectors ? { vectors: vectorsFromArrow(result, row) } : {}),
       });
     });

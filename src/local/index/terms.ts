@@ -30,9 +30,23 @@ export function foldWord(word: string): string {
   return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(COMBINING_MARKS, '') : lower;
 }
 
+/**
+ * Stems of words seen lately. A language's running text reuses a small vocabulary, and stemming is
+ * the cost of scoring a search's candidates (the hybrid scorer's lexical feature reads about 80
+ * openings per query); cleared when full, which keeps it bounded without an LRU's bookkeeping.
+ */
+const recentStems = new Map<string, string>();
+const RECENT_STEMS_LIMIT = 100_000;
+
 /** The stem a word is matched by. */
 export function stemWord(word: string): string {
-  return stemmer(foldWord(word));
+  let stem = recentStems.get(word);
+  if (stem === undefined) {
+    if (recentStems.size >= RECENT_STEMS_LIMIT) recentStems.clear();
+    stem = stemmer(foldWord(word));
+    recentStems.set(word, stem);
+  }
+  return stem;
 }
 
 /**

@@ -12,14 +12,14 @@ const WORD_PATTERN = /[\p{L}\p{N}]+/gu;
 const K1 = 0.9;
 const B = 0.4;
 
-/** The stems of a document's words with their counts, and its length in words. */
-export function documentTerms(text: string): { counts: Map<string, number>; length: number } {
+/** How often each of `stems` occurs in a text (other words are only counted in its length), and its length in words. */
+export function documentTerms(text: string, stems: ReadonlySet<string>): { counts: Map<string, number>; length: number } {
   const counts = new Map<string, number>();
   let length = 0;
   for (const [word] of text.matchAll(WORD_PATTERN)) {
     length++;
     const stem = stemWord(word);
-    counts.set(stem, (counts.get(stem) ?? 0) + 1);
+    if (stems.has(stem)) counts.set(stem, (counts.get(stem) ?? 0) + 1);
   }
   return { counts, length };
 }
@@ -28,7 +28,8 @@ export function documentTerms(text: string): { counts: Map<string, number>; leng
 export function inRequestBm25(query: string, documents: readonly string[]): number[] {
   const stems = queryStems(query);
   if (stems.length === 0 || documents.length === 0) return documents.map(() => 0);
-  const terms = documents.map(documentTerms);
+  const wanted = new Set(stems);
+  const terms = documents.map((document) => documentTerms(document, wanted));
   const total = terms.length;
   const averageLength = Math.max(1, terms.reduce((sum, doc) => sum + doc.length, 0) / total);
   const idf = stems.map((stem) => {

@@ -86,7 +86,8 @@ export function createLocalSearch(name: string, options: LocalOptions): SearchPr
           excludeDomains: call.excludeDomains,
           window: freshnessWindow(call.freshness, call.nowMs),
         },
-        { embedder: model.embedder, weights: retrievalWeights(model.embedder?.retrieval), candidates: options.candidates, onFullTextOnly: fullTextOnly },
+        // Without a model, start() has said why already.
+        { embedder: model.embedder, weights: retrievalWeights(model.embedder?.retrieval), candidates: options.candidates, onFullTextOnly: model.embedder ? fullTextOnly : undefined },
       );
       return {
         results: hits.map(({ page, snippet, relevance }) => ({

@@ -8,7 +8,8 @@
  * Reported per run: pages/s for each 10k-page slice (from the CLI's progress lines), the fold time, the
  * peak RSS of `index add` (the kernel's high-water mark), peak and final disk, and against the grown
  * index: the delay from `index add` of one page to a search finding it, query p50/p95 at 1 and 8
- * clients, known-item MRR@10 (a page's exact title as the query) and the gateway's RSS. Then a
+ * clients, known-item MRR@10 (the exact title of a page no other page shares, as the query) and the
+ * gateway's RSS. Pages/s are of pages done (written or skipped as unchanged). Then a
  * projection to 1M and 10M pages from the measured growth.
  *
  *   npm run bench:index-scale                   # vectors on (the default configuration)
@@ -48,7 +49,8 @@ const QUICK = flags.quick!;
 const VECTORS = !flags['no-vectors'];
 const OUT = flags.out ?? resolve(REPO_ROOT, `bench/results/index-scale${VECTORS ? '' : '-bm25'}${QUICK ? '-quick' : ''}.json`);
 const STAGES = QUICK ? [10_000, 20_000] : [10_000, 50_000, Number.POSITIVE_INFINITY];
-const SLICE = QUICK ? 2_000 : 10_000;
+// Pages are written a batch (2,048) at a time: a slice spans several batches.
+const SLICE = QUICK ? 5_000 : 10_000;
 const API_KEY = 'sk-bench-index-scale';
 const QUERIES = QUICK ? 60 : 200;
 
@@ -127,11 +129,13 @@ async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
   console.log(`$ node ${args.slice(1).join(' ')}`);
   const child = spawn(process.execPath, args, { env: { ...process.env, SEARCHGATE_PROGRESS_INTERVAL_MS: '1000' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const started = performance.now();
-  const progress: { seconds: number; received: number }[] = [];
+  // Pages done (written or found unchanged), not pages read: the reader runs up to two batches ahead.
+  const progress: { seconds: number; done: number }[] = [];
   let summary = '';
+  const count = (text: string | undefined) => Number((text ?? '0').replaceAll(',', ''));
   createInterface({ input: child.stderr! }).on('line', (line) => {
-    const received = /^index: ([\d,]+) pages,/.exec(line);
-    if (received) progress.push({ seconds: (performance.now() - started) / 1000, received: Number(received[1]!.replaceAll(',', '')) });
+    const received = /^index: ([\d,]+) pages,.*?([\d,]+) written, ([\d,]+) unchanged/.exec(line);
+    if (received) progress.push({ seconds: (performance.now() - started) / 1000, done: count(received[2]) + count(received[3]) });
     if (/pages written/.test(line)) summary = line;
     if (!received) console.log(`  ${line}`);
   });
@@ -151,7 +155,7 @@ async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
     const match = new RegExp(`${label} (?:(\\d+)h)?(?:(\\d+)m)?(\\d+)s`).exec(summary);
     return match ? Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3]) : 0;
   };
-  const pagesIn = progress.at(-1)?.received ?? 0;
+  const pagesIn = count(/([\d,]+) pages written/.exec(summary)?.[1]) + count(/([\d,]+) unchanged/.exec(summary)?.[1]);
   const slices = sliceRates(progress, pagesIn);
   const tenth = Math.max(1, Math.round(slices.length / 10));
   const rate = (part: typeof slices) => part.reduce((sum, slice) => sum + slice.pagesPerSecond, 0) / Math.max(1, part.length);
@@ -171,14 +175,14 @@ async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
   };
 }
 
-/** Pages/s of each SLICE pages read, from the progress samples (time of first reaching each boundary). */
-function sliceRates(progress: readonly { seconds: number; received: number }[], total: number) {
+/** Pages/s of each SLICE pages done, from the progress samples (time of first reaching each boundary). */
+function sliceRates(progress: readonly { seconds: number; done: number }[], total: number) {
   const slices: { pages: number; pagesPerSecond: number }[] = [];
-  let previous = { seconds: 0, received: 0 };
+  let previous = { seconds: 0, done: 0 };
   for (let boundary = SLICE; boundary <= total; boundary += SLICE) {
-    const reached = progress.find((sample) => sample.received >= boundary);
+    const reached = progress.find((sample) => sample.done >= boundary);
     if (!reached) break;
-    slices.push({ pages: boundary, pagesPerSecond: round((reached.received - previous.received) / Math.max(reached.seconds - previous.seconds, 1e-3)) });
+    slices.push({ pages: boundary, pagesPerSecond: round((reached.done - previous.done) / Math.max(reached.seconds - previous.seconds, 1e-3)) });
     previous = reached;
   }
   return slices;
@@ -294,15 +298,21 @@ async function addToFoundDelay(gateway: Gateway, indexDir: string, workDir: stri
 // Queries
 
 const WORDS = /[\p{L}\p{N}]+/gu;
+const normalizedTitle = (title: string) => title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 function pickQueries(pages: readonly Page[], random: () => number): { titles: Page[]; phrases: string[] } {
   // The page a canonical URL ends up holding is its last occurrence (fragments are one page).
   const current = new Map<string, Page>();
   for (const page of pages) current.set(normalizeUrl(page.url), page);
   const candidates = [...current.values()];
+  // A known item is a page whose title no other page has: a title several pages share (a man page in
+  // two sections, a word in two dictionaries) names none of them first.
+  const pagesPerTitle = new Map<string, number>();
+  for (const page of candidates) pagesPerTitle.set(normalizedTitle(page.title), (pagesPerTitle.get(normalizedTitle(page.title)) ?? 0) + 1);
+  const uniquelyTitled = candidates.filter((page) => page.title.trim() !== '' && pagesPerTitle.get(normalizedTitle(page.title)) === 1);
   const titles: Page[] = [];
   const phrases: string[] = [];
-  while (titles.length < QUERIES / 2) titles.push(candidates[Math.floor(random() * candidates.length)]!);
+  while (titles.length < QUERIES / 2) titles.push(uniquelyTitled[Math.floor(random() * uniquelyTitled.length)]!);
   while (phrases.length < QUERIES / 2) {
     const words = candidates[Math.floor(random() * candidates.length)]!.text.match(WORDS) ?? [];
     if (words.length < 4) continue;

@@ -1,6 +1,6 @@
 /**
- * How a bulk write reports itself: on a terminal, one status line redrawn in place (pages, pages/s,
- * the share of the input read and the time left, the process's memory); anywhere else (a log file,
+ * How a bulk write reports itself: on a terminal, one status line redrawn in place (pages done,
+ * pages/s, the share of the input done and the time left, the process's memory); anywhere else (a log file,
  * CI), one plain line every `intervalMs`, which greps well.
  */
 import type { Writable } from 'node:stream';
@@ -15,24 +15,33 @@ export interface WriteProgress {
 
 const REDRAW_INTERVAL_MS = 250;
 
-export function createWriteProgress(stream: Writable & { isTTY?: boolean }, options: { tty?: boolean; intervalMs?: number } = {}): WriteProgress {
+export function createWriteProgress(
+  stream: Writable & { isTTY?: boolean },
+  options: { tty?: boolean; intervalMs?: number; now?: () => number } = {},
+): WriteProgress {
   const tty = options.tty ?? Boolean(stream.isTTY);
   const interval = tty ? REDRAW_INTERVAL_MS : (options.intervalMs ?? 30_000);
-  const started = performance.now();
+  const now = options.now ?? (() => performance.now());
+  const started = now();
   let lastDrawn = 0;
   let shown = false;
   let share: number | null = null;
 
+  // Rates and the time left count pages done (written or unchanged): the input is read up to two
+  // batches ahead of them, and embedding those takes minutes.
   const status = (counters: Readonly<WriterCounters>) => {
-    const seconds = Math.max((performance.now() - started) / 1000, 0.001);
+    const seconds = Math.max((now() - started) / 1000, 0.001);
+    const done = counters.written + counters.unchanged;
+    const rate = done / seconds;
     const parts = [
-      `${counters.received.toLocaleString('en')} pages`,
-      `${(counters.received / seconds).toFixed(0)} pages/s`,
+      `${done.toLocaleString('en')} pages`,
+      `${rate.toFixed(0)} pages/s`,
       `${counters.written.toLocaleString('en')} written`,
       `${counters.unchanged.toLocaleString('en')} unchanged`,
     ];
     if (share !== null && share > 0) {
-      parts.push(`${(share * 100).toFixed(1)}%`, `ETA ${duration(seconds * (1 / Math.min(share, 1) - 1))}`);
+      const expected = counters.received / Math.min(share, 1);
+      parts.push(`${((done / expected) * 100).toFixed(1)}%`, `ETA ${duration(rate > 0 ? (expected - done) / rate : Number.POSITIVE_INFINITY)}`);
     }
     parts.push(`RSS ${(process.memoryUsage.rss() / 1_048_576).toFixed(0)} MiB`);
     return `index: ${parts.join(', ')}`;
@@ -45,12 +54,12 @@ export function createWriteProgress(stream: Writable & { isTTY?: boolean }, opti
     clear();
     stream.write(tty ? status(counters) : `${status(counters)}\n`);
     shown = tty;
-    lastDrawn = performance.now();
+    lastDrawn = now();
   };
   return {
     update(counters, inputShare) {
       if (inputShare !== undefined) share = inputShare;
-      if (performance.now() - lastDrawn >= interval) draw(counters);
+      if (now() - lastDrawn >= interval) draw(counters);
     },
     notice(message) {
       clear();

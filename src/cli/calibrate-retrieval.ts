@@ -279,7 +279,10 @@ function fitPairwise(queries: readonly LabelledQuery[]): HybridWeights {
       }
     }
   }
-  const ranking = fitLogistic(rows, labels, { sampleWeights: normalized(sampleWeights) });
+  // An exact title separates a known item from the rest outright on a small, clean corpus, so the
+  // data set no bound on its weight and the penalty alone would decide it (about 1.2 on SciFact,
+  // too little on a corpus whose titles share a long suffix): it is left unshrunk.
+  const ranking = fitLogistic(rows, labels, { sampleWeights: normalized(sampleWeights), unpenalized: [HYBRID_FEATURES.indexOf('exactTitle')] });
   const scores: number[][] = [];
   const pointLabels: number[] = [];
   const pointWeights: number[] = [];

@@ -16,14 +16,16 @@ const sigmoid = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / 
 const softplus = (z: number) => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)));
 
 /**
- * Fits on rows of features and 0/1 labels. `l2` is the penalty on the standardised weights (not on
+ * Fits on rows of features and 0/1 labels. `unpenalized` lists features (by column) whose weight is
+ * not shrunk, for a feature the data cannot bound (one that separates its examples outright).
+ * `l2` is the penalty on the standardised weights (not on
  * the intercept); `sampleWeights` let one kind of example count as much as another however many
  * there are of each.
  */
 export function fitLogistic(
   rows: readonly (readonly number[])[],
   labels: readonly number[],
-  { l2 = 1e-2, sampleWeights }: { l2?: number; sampleWeights?: readonly number[] } = {},
+  { l2 = 1e-2, sampleWeights, unpenalized = [] }: { l2?: number; sampleWeights?: readonly number[]; unpenalized?: readonly number[] } = {},
 ): LogisticModel {
   const n = rows.length;
   if (n === 0 || !labels.some((label) => label > 0) || labels.every((label) => label > 0)) {
@@ -43,7 +45,8 @@ export function fitLogistic(
   for (let j = 0; j < d; j++) scale[j] = Math.sqrt(scale[j]! / total) || 1;
   const x = rows.map((row) => row.map((value, j) => (value - mean[j]!) / scale[j]!));
 
-  // beta[0] is the intercept.
+  // beta[0] is the intercept; a feature listed in `unpenalized` is not shrunk.
+  const penalty = [0, ...Array.from({ length: d }, (_, j) => (unpenalized.includes(j) ? 0 : l2))];
   let beta = new Array<number>(d + 1).fill(0);
   const positives = labels.reduce((sum, label, i) => sum + (label > 0 ? weightOf(i) : 0), 0);
   beta[0] = Math.log(positives / (total - positives));
@@ -53,7 +56,7 @@ export function fitLogistic(
       const z = linear(b, x[i]!);
       sum += weightOf(i) * (softplus(z) - (labels[i]! > 0 ? z : 0));
     }
-    for (let j = 1; j <= d; j++) sum += (l2 / 2) * total * b[j]! ** 2;
+    for (let j = 1; j <= d; j++) sum += (penalty[j]! / 2) * total * b[j]! ** 2;
     return sum;
   };
   let current = loss(beta);
@@ -71,8 +74,8 @@ export function fitLogistic(
     }
     for (let a = 0; a <= d; a++) for (let b = a + 1; b <= d; b++) hessian[a]![b] = hessian[b]![a]!;
     for (let j = 1; j <= d; j++) {
-      gradient[j]! += l2 * total * beta[j]!;
-      hessian[j]![j]! += l2 * total;
+      gradient[j]! += penalty[j]! * total * beta[j]!;
+      hessian[j]![j]! += penalty[j]! * total + 1e-9;
     }
     hessian[0]![0]! += 1e-9;
     const step = solve(hessian, gradient);

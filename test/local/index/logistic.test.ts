@@ -26,3 +26,15 @@ test('separable data stays finite under the L2 penalty; one-class data is refuse
   t.true(predict(fitted, [3]) > predict(fitted, [0]));
   t.throws(() => fitLogistic(rows, [1, 1, 1, 1]), { message: /both relevant and non-relevant/ });
 });
+
+test('a feature left unpenalized is not shrunk: where it separates the data, it outweighs a penalized twin', (t) => {
+  // Column 0 separates the labels outright; column 1 is the same column. Penalized alike they share
+  // the weight; with column 0 unpenalized, it takes the larger part and the fit stays finite.
+  const rows = [[0, 0], [0, 0], [1, 1], [1, 1], [0, 0], [1, 1]];
+  const labels = [0, 0, 1, 1, 0, 1];
+  const shared = fitLogistic(rows, labels, { l2: 0.1 });
+  const free = fitLogistic(rows, labels, { l2: 0.1, unpenalized: [0] });
+  t.true(Math.abs(shared.weights[0]! - shared.weights[1]!) < 1e-6, JSON.stringify(shared));
+  t.true(free.weights[0]! > free.weights[1]!, JSON.stringify(free));
+  t.true(free.weights.every(Number.isFinite));
+});

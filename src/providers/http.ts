@@ -58,9 +58,9 @@ export async function callJson(call: JsonCall): Promise<unknown> {
   let headers: Record<string, string | string[] | undefined>;
   let raw: string;
   try {
-    const url = target(call.url);
+    const url = new URL(call.url);
     const response = await poolFor(url.origin).request({
-      path: url.path,
+      path: url.pathname + url.search,
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: {
         accept: 'application/json',
@@ -108,23 +108,6 @@ function parseJson(raw: string): unknown {
     return undefined;
   }
 }
-
-/**
- * The origin and path of a URL, parsed once: a provider calls the same few URLs (a GET provider's
- * query string varies, so the memo is emptied when it grows past a bound).
- */
-function target(url: string): { origin: string; path: string } {
-  let parsed = targets.get(url);
-  if (parsed === undefined) {
-    const { origin, pathname, search } = new URL(url);
-    parsed = { origin, path: pathname + search };
-    if (targets.size >= MAX_TARGETS) targets.clear();
-    targets.set(url, parsed);
-  }
-  return parsed;
-}
-const targets = new Map<string, { origin: string; path: string }>();
-const MAX_TARGETS = 1024;
 
 class ReplyTooLarge extends Error {}
 

@@ -62,7 +62,7 @@ const tooLarge = () => new ApiError(413, 'request body is too large');
  * The body of an uncompressed JSON request, parsed as co-body parses it in strict mode. The errors
  * are those the shared error handler makes of raw-body's and co-body's (middleware.ts, toApiError).
  */
-export function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   // raw-body checks the declared length before reading anything, and leaves the body unread.
   const declared = req.headers['content-length'];
   const length = declared ? ~~declared : null;

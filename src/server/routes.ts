@@ -6,6 +6,7 @@
  */
 import Router, { type Layer } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
+import compose from 'koa-compose';
 import { JsonBytes } from '../api/envelopes.js';
 import { badRequest } from '../api/errors.js';
 import { authenticateCredential, takeKey } from '../dialects/keys.js';
@@ -90,7 +91,7 @@ export function routesOf(router: Router): Middleware {
       const match = router.match(layer.path, method);
       if (match.pathAndMethod.length !== 1 || match.pathAndMethod[0] !== layer) continue;
       const byMethod = exact.get(layer.path) ?? new Map<string, ExactRoute>();
-      byMethod.set(method, { layer, matched: match.path, run: composed(layer.stack as unknown as Middleware[]) });
+      byMethod.set(method, { layer, matched: match.path, run: compose(layer.stack as unknown as Middleware[]) });
       exact.set(layer.path, byMethod);
     }
   }
@@ -118,25 +119,6 @@ interface ExactRoute {
   /** The layers whose path matches, whatever their method (the router's ctx.matched). */
   matched: Layer[];
   run: (ctx: Context, next: Next) => Promise<unknown>;
-}
-
-/** A route's middleware run in order, each handing on to the next: koa-compose's semantics, composed once. */
-function composed(stack: readonly Middleware[]): (ctx: Context, next: Next) => Promise<unknown> {
-  return (ctx, next) => {
-    let called = -1;
-    const dispatch = (i: number): Promise<unknown> => {
-      if (i <= called) return Promise.reject(new Error('next() called multiple times'));
-      called = i;
-      const fn = i === stack.length ? next : stack[i];
-      if (!fn) return Promise.resolve();
-      try {
-        return Promise.resolve(fn(ctx, () => dispatch(i + 1)));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-    return dispatch(0);
-  };
 }
 
 /** One request to one route of a dialect, from its key to its answer. */

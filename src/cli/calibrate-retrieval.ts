@@ -240,19 +240,25 @@ function queryWeights(queries: readonly LabelledQuery[]): Map<LabelledQuery, num
   return new Map(queries.map((query) => [query, 1 / (kinds.size * perKind.get(query.kind)!)]));
 }
 
-function fitPointwise(queries: readonly LabelledQuery[]): HybridWeights {
+/** One row per candidate of every query, labelled relevant or not, each query weighing its share. */
+function candidateRows(queries: readonly LabelledQuery[], rowOf: (features: HybridFeatures) => number[]) {
   const weightOf = queryWeights(queries);
   const rows: number[][] = [];
   const labels: number[] = [];
   const sampleWeights: number[] = [];
   for (const query of queries) {
     query.features.forEach((features, i) => {
-      rows.push(vector(features));
+      rows.push(rowOf(features));
       labels.push(query.gains[i]! > 0 ? 1 : 0);
       sampleWeights.push(weightOf.get(query)! / query.features.length);
     });
   }
-  const model = fitLogistic(rows, labels, { sampleWeights: normalized(sampleWeights) });
+  return { rows, labels, sampleWeights: normalized(sampleWeights) };
+}
+
+function fitPointwise(queries: readonly LabelledQuery[]): HybridWeights {
+  const { rows, labels, sampleWeights } = candidateRows(queries, vector);
+  const model = fitLogistic(rows, labels, { sampleWeights });
   return asWeights(model.intercept, model.weights);
 }
 
@@ -283,17 +289,8 @@ function fitPairwise(queries: readonly LabelledQuery[]): HybridWeights {
   // data set no bound on its weight and the penalty alone would decide it (about 1.2 on SciFact,
   // too little on a corpus whose titles share a long suffix): it is left unshrunk.
   const ranking = fitLogistic(rows, labels, { sampleWeights: normalized(sampleWeights), unpenalized: [HYBRID_FEATURES.indexOf('exactTitle')] });
-  const scores: number[][] = [];
-  const pointLabels: number[] = [];
-  const pointWeights: number[] = [];
-  for (const query of queries) {
-    query.features.forEach((features, i) => {
-      scores.push([vector(features).reduce((sum, value, j) => sum + value * ranking.weights[j]!, 0)]);
-      pointLabels.push(query.gains[i]! > 0 ? 1 : 0);
-      pointWeights.push(weightOf.get(query)! / query.features.length);
-    });
-  }
-  const platt = fitLogistic(scores, pointLabels, { l2: 0, sampleWeights: normalized(pointWeights) });
+  const points = candidateRows(queries, (features) => [vector(features).reduce((sum, value, j) => sum + value * ranking.weights[j]!, 0)]);
+  const platt = fitLogistic(points.rows, points.labels, { l2: 0, sampleWeights: points.sampleWeights });
   const slope = platt.weights[0]!;
   return asWeights(platt.intercept, ranking.weights.map((weight) => weight * slope));
 }

@@ -66,14 +66,14 @@ export interface SearchTuning {
 export type SearchReranker = (model: string, query: string, documents: readonly string[], deadline: Deadline) => Promise<{ scores: number[] }>;
 
 const HTTP_URL = /^https?:\/\/[^\s/]/i;
+const SUMMARY_CODE_POINTS = 1000;
+const SNIPPET_FROM_TEXT_CODE_POINTS = 300;
 
 /** One provider's own calibrated scores, when it gave one for every result (see ProviderSearchResult.relevance). */
 function providerRelevance(results: readonly ProviderSearchResult[]): number[] | null {
   if (results.length === 0 || !results.every((result) => typeof result.relevance === 'number')) return null;
   return results.map((result) => result.relevance!);
 }
-const SUMMARY_CODE_POINTS = 1000;
-const SNIPPET_FROM_TEXT_CODE_POINTS = 300;
 
 export class SearchGateway {
   constructor(

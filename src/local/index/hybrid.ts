@@ -19,7 +19,7 @@
  * served by BM25 alone, and says so once.
  */
 import { inRequestBm25 } from '../rerank/lexical.js';
-import type { RetrievalWeights } from '../rerank/model.js';
+import { RETRIEVAL_FEATURES, type RetrievalWeights } from '../rerank/model.js';
 import type { IndexHit, IndexQuery, LocalIndex } from '../types.js';
 import type { QueryEmbedder } from './embedder.js';
 import { queryStems } from './terms.js';
@@ -27,7 +27,7 @@ import { queryStems } from './terms.js';
 /** A candidate's features: one per weight of the scorer. */
 export type HybridFeatures = Omit<RetrievalWeights, 'intercept'>;
 
-export const HYBRID_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<keyof HybridFeatures>;
+export const HYBRID_FEATURES = RETRIEVAL_FEATURES;
 
 /** The logistic model's coefficients: relevance = sigmoid(intercept + Σ weight × feature). */
 export type HybridWeights = RetrievalWeights;

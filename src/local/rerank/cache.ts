@@ -58,8 +58,8 @@ export class DocumentEmbeddingCache {
     return found;
   }
 
+  /** Keeps an embedding; lru-cache refuses one larger than the whole bound (its maxEntrySize is maxSize). */
   set(key: string, embedding: DocumentEmbedding): void {
-    if (this.maxBytes <= 0 || embeddingBytes(embedding) > this.maxBytes) return;
     this.entries.set(key, embedding);
   }
 
@@ -75,9 +75,5 @@ export class DocumentEmbeddingCache {
   /** Bytes held, as counted against maxBytes. */
   get bytes(): number {
     return this.entries.calculatedSize;
-  }
-
-  clear(): void {
-    this.entries.clear();
   }
 }

@@ -206,7 +206,7 @@ export class NeuralReranker {
     if (this.closed) throw new Error(this.closed);
     signal?.throwIfAborted();
     const task: EmbeddingTask = { ...emptyTask(), queries: [...request.queries], documents: [...request.documents], maxWindows: request.maxWindows };
-    const result = await this.keepingAlive(() => this.runTask(task, false));
+    const result = await this.keepingAlive(() => this.runTask(task));
     signal?.throwIfAborted();
     return { queries: result.queries, documents: result.documents };
   }
@@ -296,7 +296,14 @@ export class NeuralReranker {
     try {
       const outcome = await scoreJobs(
         jobs.map((entry) => entry.job),
-        { spec: this.spec, cache: this.cache, run: (task) => this.runTask(task) },
+        {
+          spec: this.spec,
+          cache: this.cache,
+          run: (task) => {
+            if (!this.closed) this.stats.embeddedDocuments += task.documents.length;
+            return this.runTask(task);
+          },
+        },
       );
       if (!this.closed) {
         this.stats.cachedWindows += outcome.cachedWindows;
@@ -316,8 +323,7 @@ export class NeuralReranker {
    * holds one part at a time (a second one queued would be a part the other worker could not take at
    * the end). Waits for every part (none may still run when the task settles) and merges.
    */
-  private async runTask(task: EmbeddingTask, counted = true): Promise<EmbeddingResult> {
-    if (counted && !this.closed) this.stats.embeddedDocuments += task.documents.length;
+  private async runTask(task: EmbeddingTask): Promise<EmbeddingResult> {
     const parts = taskParts(task, this.workers.length);
     const results = new Array<EmbeddingResult>(parts.length);
     let next = 0;
@@ -436,38 +442,42 @@ export function taskParts(task: EmbeddingTask, workers: number): TaskPart[] {
     part.queries = task.queries.map((_, i) => i);
     parts.push({ part, weight: task.queries.reduce((sum, query) => sum + query.length, 0) });
   }
-  // Documents longest first, cut into runs of at least PART_CHARACTERS.
+  // Documents longest first, cut into runs of at least PART_CHARACTERS; `add` puts one in a part and
+  // says what it weighs.
   const byLength = (texts: readonly string[]) => texts.map((_, i) => i).sort((a, b) => texts[b]!.length - texts[a]!.length);
-  let current: { part: TaskPart; weight: number } | null = null;
-  for (const i of byLength(task.documents)) {
-    current ??= { part: empty(), weight: 0 };
-    current.part.task.documents.push(task.documents[i]!);
-    current.part.documents.push(i);
-    current.weight += Math.min(task.documents[i]!.length, (task.maxWindows ?? Infinity) * PART_CHARACTERS);
-    if (current.weight >= PART_CHARACTERS) {
-      parts.push(current);
-      current = null;
-    }
-  }
-  if (current) parts.push(current);
-  task.pairs.forEach((job, j) => {
+  const cutIntoRuns = (order: readonly number[], open: () => TaskPart, add: (part: TaskPart, i: number) => number) => {
     let run: { part: TaskPart; weight: number } | null = null;
-    for (const k of byLength(job.documents)) {
-      run ??= { part: empty(), weight: 0 };
-      if (run.part.task.pairs.length === 0) {
-        run.part.task.pairs.push({ query: job.query, documents: [] });
-        run.part.pairs.push({ job: j, documents: [] });
-      }
-      run.part.task.pairs[0]!.documents.push(job.documents[k]!);
-      run.part.pairs[0]!.documents.push(k);
-      run.weight += job.documents[k]!.length + job.query.length;
+    for (const i of order) {
+      run ??= { part: open(), weight: 0 };
+      run.weight += add(run.part, i);
       if (run.weight >= PART_CHARACTERS) {
         parts.push(run);
         run = null;
       }
     }
     if (run) parts.push(run);
+  };
+  cutIntoRuns(byLength(task.documents), empty, (part, i) => {
+    part.task.documents.push(task.documents[i]!);
+    part.documents.push(i);
+    return Math.min(task.documents[i]!.length, (task.maxWindows ?? Infinity) * PART_CHARACTERS);
   });
+  task.pairs.forEach((job, j) =>
+    cutIntoRuns(
+      byLength(job.documents),
+      () => {
+        const part = empty();
+        part.task.pairs.push({ query: job.query, documents: [] });
+        part.pairs.push({ job: j, documents: [] });
+        return part;
+      },
+      (part, k) => {
+        part.task.pairs[0]!.documents.push(job.documents[k]!);
+        part.pairs[0]!.documents.push(k);
+        return job.documents[k]!.length + job.query.length;
+      },
+    ),
+  );
   task.lexical.forEach((job, j) => {
     const part = empty();
     part.task.lexical.push(job);

@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as ort from 'onnxruntime-node';
-import { DocumentEmbeddingCache, type DocumentEmbedding } from './cache.js';
+import type { DocumentEmbedding } from './cache.js';
 import { inRequestBm25 } from './lexical.js';
-import { ModelDirectoryError, modelStamp, type RerankModelSpec } from './model.js';
+import { ModelDirectoryError, type RerankModelSpec } from './model.js';
 import { scoreJobs, type EmbeddingResult, type EmbeddingTask, type JobScores, type ScoringJob } from './scoring.js';
 
 export type { EmbeddingResult, EmbeddingTask, JobScores, ScoringJob } from './scoring.js';
@@ -26,11 +26,6 @@ export interface InferenceOptions {
    * CPU (the activations stay in cache): 512 runs two 256-token windows at a time.
    */
   maxBatchTokens: number;
-  /**
-   * Bytes of document embeddings `score` keeps for reuse (0: none); bi-encoders only. The engine
-   * keeps its own cache in the main thread and sends only unseen documents here.
-   */
-  embeddingCacheBytes?: number;
 }
 
 /** No word-piece covers more characters than this (a long URL or a run of digits may come close). */
@@ -52,8 +47,6 @@ export class InferenceSession {
   private readonly feedsTypeIds: boolean;
   /** A dynamically quantized graph runs each sequence alone (see RerankModelSpec.quantization). */
   private readonly singleSequenceBatches: boolean;
-  /** For `score` in this thread only. */
-  readonly cache: DocumentEmbeddingCache | null;
 
   private constructor(
     readonly spec: RerankModelSpec,
@@ -71,13 +64,6 @@ export class InferenceSession {
     this.pairOverhead = this.postProcess([], [], true).tokens.length;
     this.feedsTypeIds = session.inputNames.includes('token_type_ids');
     this.singleSequenceBatches = spec.quantization === 'dynamic-int8';
-    const bytes = options.embeddingCacheBytes ?? 0;
-    this.cache = spec.family === 'bi-encoder' && bytes > 0 ? new DocumentEmbeddingCache(modelStamp(spec), bytes) : null;
-  }
-
-  /** Documents whose windows came from this session's cache in `score`, with their windows, and those embedded. */
-  get cacheStats(): { hits: number; misses: number; hitWindows: number } {
-    return { ...(this.cache?.stats ?? { hits: 0, misses: 0, hitWindows: 0 }) };
   }
 
   static async open(directory: string, spec: RerankModelSpec, options: InferenceOptions): Promise<InferenceSession> {
@@ -134,9 +120,9 @@ export class InferenceSession {
     await this.session.release();
   }
 
-  /** Raw scores of each job, in this thread (with this session's cache, if it has one). */
+  /** Raw scores of each job, in this thread (no cache: the engine keeps one in the main thread). */
   async score(jobs: readonly ScoringJob[]): Promise<JobScores[]> {
-    return (await scoreJobs(jobs, { spec: this.spec, cache: this.cache, run: (task) => this.run(task) })).scores;
+    return (await scoreJobs(jobs, { spec: this.spec, cache: null, run: (task) => this.run(task) })).scores;
   }
 
   /** Does a task's model work and BM25 in this thread. */
@@ -152,7 +138,7 @@ export class InferenceSession {
       const queryTokens = this.queryTokens(job.query, true);
       const windowSize = spec.maxTokens - this.pairOverhead - queryTokens.length;
       return job.documents.map((document) =>
-        this.windows(this.tokenizer.tokenize(spec.documentPrefix + document), windowSize).map((window) => sequences.push(this.sequence(queryTokens, window)) - 1),
+        this.documentWindows(document, windowSize, undefined).map((window) => sequences.push(this.sequence(queryTokens, window)) - 1),
       );
     });
 

@@ -59,9 +59,12 @@ export interface RetrievalWeights {
   vectorRank: number;
 }
 
-export const RETRIEVAL_WEIGHT_KEYS = ['intercept', 'cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<
-  keyof RetrievalWeights
+/** The scorer's features, each with a weight of its name (src/local/index/hybrid.ts computes them). */
+export const RETRIEVAL_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<
+  Exclude<keyof RetrievalWeights, 'intercept'>
 >;
+
+export const RETRIEVAL_WEIGHT_KEYS = ['intercept', ...RETRIEVAL_FEATURES] as const;
 
 export const MODEL_SPEC_FILE = 'searchgate-model.json';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;

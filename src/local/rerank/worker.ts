@@ -27,7 +27,7 @@ function transferList(result: EmbeddingResult): ArrayBuffer[] {
 }
 
 try {
-  const session = await InferenceSession.open(directory, spec, { ...options, embeddingCacheBytes: 0 });
+  const session = await InferenceSession.open(directory, spec, options);
   let running: Promise<unknown> = Promise.resolve();
   port.on('message', (message: WorkerRequest) => {
     if ('close' in message) {

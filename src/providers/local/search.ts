@@ -50,7 +50,7 @@ export const localOptionsSchema = {
 } as const;
 
 /** The query model, loaded once per process and model directory; null when searches rank by BM25. */
-export interface QueryModel {
+interface QueryModel {
   embedder: IndexEmbedder | null;
   release(): Promise<void>;
 }

@@ -402,7 +402,7 @@ async function oneClientPhase(gateways: readonly Gateway[], collection: Collecti
   for (const gateway of gateways) {
     const rows = perQuery.map((row) => row[gateway.arm.name]!);
     arms[gateway.arm.name] = {
-      ndcgAt10: round(mean(rows.map((row) => row.ndcgAt10)), 4),
+      ndcgAt10: round(mean(rows.map((row) => row.ndcgAt10)), 5),
       latency: latencyFigures(rows.map((row) => row.ms)),
       unmappedResults: unmapped.get(gateway.arm.name) ?? 0,
       reranker: await rerankerCounters(gateway),
@@ -458,7 +458,7 @@ async function concurrentPhase(gateways: readonly Gateway[], collection: Collect
     const name = gateway.arm.name;
     arms[name] = {
       // Under load the before arm's reranking may overrun its time budget and keep BM25's order.
-      ndcgAt10: round(mean(ndcg.get(name)!), 4),
+      ndcgAt10: round(mean(ndcg.get(name)!), 5),
       latency: { ...latencyFigures(samples.get(name)!), queriesPerSecond: round(samples.get(name)!.length / busySeconds.get(name)!) },
       unmappedResults: unmapped.get(name) ?? 0,
       reranker: await rerankerCounters(gateway),

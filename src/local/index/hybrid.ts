@@ -13,7 +13,11 @@
  *   the candidates (as the reranker's lexical half);
  * - titleCoverage: the share of the query's stems found in the title; exactTitle: the query is the
  *   title (case, punctuation and spacing aside);
- * - bm25Rank, vectorRank: reciprocal ranks in each leg, 1 / (60 + rank), 0 when absent (RRF's terms).
+ * - bm25Rank, vectorRank: reciprocal ranks in each leg, 1 / (60 + rank), 0 when absent (RRF's terms);
+ * - fullTextScore: the page's BM25 score over the whole index, as a share of the query's best (a
+ *   page only the vector leg found gets the leg's lowest): how far a page trails the best lexical
+ *   match, which ranks alone cannot say (a score-based convex fusion, as Bruch et al. compare with
+ *   RRF).
  *
  * An index without vectors of the query's model (built before vectors, or by another model) is
  * served by BM25 alone, and says so once.
@@ -45,6 +49,7 @@ export const DEFAULT_HYBRID_WEIGHTS: HybridWeights = {
   exactTitle: 3,
   bm25Rank: 150,
   vectorRank: 150,
+  fullTextScore: 1,
 };
 
 /** The model's fitted weights where its spec has them, else the defaults. */
@@ -173,6 +178,7 @@ export function featuresOf(query: string, queryVector: Float32Array, candidates:
     query,
     candidates.map(({ hit }) => `${hit.page.title}\n${hit.page.text.slice(0, LEXICAL_TEXT_CHARACTERS)}`),
   );
+  const fullTextScore = relativeFullTextScores(candidates);
   return candidates.map(({ hit, bm25Rank, vectorRank }, i) => {
     const titleStems = new Set(queryStems(hit.page.title));
     return {
@@ -182,8 +188,26 @@ export function featuresOf(query: string, queryVector: Float32Array, candidates:
       exactTitle: wanted !== '' && normalizedTitle(hit.page.title) === wanted ? 1 : 0,
       bm25Rank: Number.isFinite(bm25Rank) ? 1 / (RRF_K + bm25Rank) : 0,
       vectorRank: Number.isFinite(vectorRank) ? 1 / (RRF_K + vectorRank) : 0,
+      fullTextScore: fullTextScore[i]!,
     };
   });
+}
+
+/**
+ * Each candidate's BM25 score as a share of the best one. A candidate of the vector leg alone scored
+ * at most the full-text leg's last (it was not in that leg's top), so it gets that share; with no
+ * full-text hit at all, every share is 0.
+ */
+function relativeFullTextScores(candidates: readonly Candidate[]): number[] {
+  let best = 0;
+  let lowest = Infinity;
+  for (const { hit, bm25Rank } of candidates) {
+    if (!Number.isFinite(bm25Rank)) continue;
+    best = Math.max(best, hit.score);
+    lowest = Math.min(lowest, hit.score);
+  }
+  if (!(best > 0)) return candidates.map(() => 0);
+  return candidates.map(({ hit, bm25Rank }) => (Number.isFinite(bm25Rank) ? hit.score : lowest) / best);
 }
 
 export function relevance(weights: HybridWeights, features: HybridFeatures): number {

@@ -57,14 +57,21 @@ export interface RetrievalWeights {
   exactTitle: number;
   bm25Rank: number;
   vectorRank: number;
+  fullTextScore: number;
 }
 
 /** The scorer's features, each with a weight of its name (src/local/index/hybrid.ts computes them). */
-export const RETRIEVAL_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank'] as const satisfies ReadonlyArray<
+export const RETRIEVAL_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank', 'fullTextScore'] as const satisfies ReadonlyArray<
   Exclude<keyof RetrievalWeights, 'intercept'>
 >;
 
 export const RETRIEVAL_WEIGHT_KEYS = ['intercept', ...RETRIEVAL_FEATURES] as const;
+
+/**
+ * Features added after weights were first fitted: a spec fitted before one of them lacks its weight,
+ * which then counts as 0, so that spec scores as it did when it was fitted.
+ */
+const LATER_RETRIEVAL_FEATURES: ReadonlySet<string> = new Set(['fullTextScore']);
 
 export const MODEL_SPEC_FILE = 'searchgate-model.json';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
@@ -160,10 +167,12 @@ function parseSpec(raw: unknown, path: string): RerankModelSpec {
   if (value.retrieval !== undefined && value.retrieval !== null) {
     const weights = value.retrieval as Record<string, unknown>;
     if (typeof weights !== 'object' || Array.isArray(weights)) fail('"retrieval" must be an object of weights');
+    const weightOf = (key: string) => (weights[key] === undefined && LATER_RETRIEVAL_FEATURES.has(key) ? 0 : weights[key]);
     for (const key of RETRIEVAL_WEIGHT_KEYS) {
-      if (typeof weights[key] !== 'number' || !Number.isFinite(weights[key])) fail(`"retrieval.${key}" must be a finite number`);
+      const weight = weightOf(key);
+      if (typeof weight !== 'number' || !Number.isFinite(weight)) fail(`"retrieval.${key}" must be a finite number`);
     }
-    retrieval = Object.fromEntries(RETRIEVAL_WEIGHT_KEYS.map((key) => [key, weights[key] as number])) as unknown as RetrievalWeights;
+    retrieval = Object.fromEntries(RETRIEVAL_WEIGHT_KEYS.map((key) => [key, weightOf(key) as number])) as unknown as RetrievalWeights;
   }
   return {
     id: text('id', 'model'),

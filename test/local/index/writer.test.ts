@@ -47,7 +47,7 @@ function bagOfWordsEmbedder(model = 'bag-of-words-v1', wordsPerWindow = 50): Pag
 }
 
 /** Weights that rank by the vectors alone: what the vector leg contributes is then plain to see. */
-const BY_COSINE: HybridWeights = { intercept: 0, cosine: 10, lexical: 0, titleCoverage: 0, exactTitle: 0, bm25Rank: 0, vectorRank: 0 };
+const BY_COSINE: HybridWeights = { intercept: 0, cosine: 10, lexical: 0, titleCoverage: 0, exactTitle: 0, bm25Rank: 0, vectorRank: 0, fullTextScore: 0 };
 
 async function freshIndex(t: Parameters<typeof temporaryDirectory>[0]) {
   const directory = await temporaryDirectory(t);

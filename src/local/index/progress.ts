@@ -39,7 +39,8 @@ export function createWriteProgress(
       `${counters.written.toLocaleString('en')} written`,
       `${counters.unchanged.toLocaleString('en')} unchanged`,
     ];
-    if (share !== null && share > 0) {
+    // An input of no pages (every line bad, or empty) has no share to show.
+    if (share !== null && share > 0 && counters.received > 0) {
       const expected = counters.received / Math.min(share, 1);
       parts.push(`${((done / expected) * 100).toFixed(1)}%`, `ETA ${duration(rate > 0 ? (expected - done) / rate : Number.POSITIVE_INFINITY)}`);
     }

@@ -33,3 +33,14 @@ test('off a terminal: a line per interval, with the rate and the time left of pa
   progress.finish(counters({ received: 8000, written: 7800, unchanged: 200, embedded: 7800, folds: 1, embedMs: 75_000, foldMs: 2_000 }), false);
   t.regex(output, /index: 7800 pages written \(7800 with vectors\), 200 unchanged, 1 fold; embedding 1m15s, folding 2s \(interrupted: run again to continue\)\n$/);
 });
+
+test('an input that gave no page says so without a share or a time left (no NaN%)', (t) => {
+  const stream = new PassThrough();
+  let output = '';
+  stream.on('data', (chunk) => (output += String(chunk)));
+  let clock = 0;
+  const progress = createWriteProgress(stream, { tty: false, intervalMs: 1000, now: () => clock });
+  clock = 5_000;
+  progress.update(counters({}), 1);
+  t.regex(output.trim(), /^index: 0 pages, 0 pages\/s, 0 written, 0 unchanged, RSS \d+ MiB$/);
+});

@@ -9,8 +9,9 @@ import { LRUCache } from 'lru-cache';
 import { FetchError, fetchPolicy, safeFetch } from '../../local/fetch/index.js';
 import { toIndexedPage } from '../../local/ingest/indexed-page.js';
 import type { IndexEmbedder } from '../../local/index/embedder.js';
+import { IndexWriter } from '../../local/index/writer.js';
 import { acquireIndexEmbedder, sharedExtractor, sharedIndex } from '../../local/shared.js';
-import type { EmbeddedPage, IndexedPage } from '../../local/types.js';
+import type { IndexedPage } from '../../local/types.js';
 import type { LocalOptions } from './search.js';
 import type { ContentProvider, PageContent, PageFailure } from '../types.js';
 
@@ -31,20 +32,27 @@ export function createLocalContent(name: string, options: LocalOptions): Content
     );
     return work;
   };
-  // A page added to the index gets its vectors as `index add` would give them, so that hybrid search
-  // can score it with the others; without the model it goes in with full text alone.
+  // Fetched pages go into the index through the writer `index add` and the crawler use: a page is
+  // appended within a second, with its vectors as `index add` would give them (full text alone
+  // without the model), and the pages of the last minute are folded in together. A fold compacts the
+  // whole table (docs/benchmarks.md, "Index at scale"), so folding each page as it came would cost a
+  // large index seconds and a gigabyte per page.
   let model: { embedder: Promise<IndexEmbedder>; release(): Promise<void> } | null = null;
-  const withVectors = async (page: IndexedPage): Promise<EmbeddedPage> => {
-    if (options.vectorModel === 'none') return { ...page, vectors: null };
-    model ??= acquireIndexEmbedder(options.vectorModel);
-    try {
-      const embedder = await model.embedder;
-      const [windows] = await embedder.embedPages([page]);
-      return { ...page, vectors: { model: embedder.model, windows: windows! } };
-    } catch {
-      return { ...page, vectors: null };
+  let writer: Promise<IndexWriter> | null = null;
+  const openWriter = async (): Promise<IndexWriter> => {
+    let embedder: IndexEmbedder | null = null;
+    if (options.vectorModel !== 'none') {
+      model ??= acquireIndexEmbedder(options.vectorModel);
+      embedder = await model.embedder.catch(() => null);
     }
+    return IndexWriter.open(await sharedIndex(options.directory), { embedder });
   };
+  const addToIndex = (page: IndexedPage): Promise<void> =>
+    (writer ??= openWriter()).then((opened) => opened.add(page)).catch((error: unknown) => {
+      // A writer whose batch failed refuses every later page: the next page opens a new one.
+      writer = null;
+      throw error;
+    });
   const recentPages = new LRUCache<string, PageContent>({
     maxSize: PAGE_CACHE_BYTES,
     sizeCalculation: (page) => Math.max(1, page.text.length * 2),
@@ -60,7 +68,12 @@ export function createLocalContent(name: string, options: LocalOptions): Content
     name,
     async close() {
       while (running.size > 0) await Promise.allSettled([...running]);
-      await model?.release();
+      // Folds what the writer appended, so a search finds it when the gateway comes back.
+      const [closing, lease] = [writer, model];
+      writer = null;
+      model = null;
+      await closing?.then((opened) => opened.close()).catch(() => {});
+      await lease?.release();
     },
     fetchContent(url, { signal }) {
       return track(fetchPageContent(url, signal));
@@ -85,8 +98,8 @@ export function createLocalContent(name: string, options: LocalOptions): Content
     const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
     const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
     if (!page) return null; // a challenge page or no text: never returned as text
-    // Not awaited: folding a page into a large index takes seconds, longer than any content budget.
-    if (options.addFetchedPages) void track(withVectors(page).then((embedded) => index.upsert([embedded]))).catch(() => {});
+    // Not awaited: embedding and appending take longer than a content budget should wait.
+    if (options.addFetchedPages) void track(addToIndex(page)).catch(() => {});
     const content = { text: page.text, title: page.title, datePublished: page.datePublished };
     recentPages.set(url, content);
     return content;

@@ -41,12 +41,17 @@ async function setup(t: any, localOptions: Record<string, unknown>) {
     content: { chain: ['local'], timeBudgetMs: 5000 },
     cache: { enabled: false },
   });
+  let open = true;
+  const closeGateway = async () => {
+    if (open) await gateway.close();
+    open = false;
+  };
   t.teardown(async () => {
-    await gateway.close();
+    await closeGateway();
     await upstream.close();
     await site.close();
   });
-  return { gateway, site, directory };
+  return { gateway, site, directory, closeGateway };
 }
 
 test('text mode fetches and extracts the pages of a snippet-only upstream; challenges and failures yield no text', async (t) => {
@@ -82,6 +87,26 @@ test('text mode fetches and extracts the pages of a snippet-only upstream; chall
   t.is(stored!.datePublished, '2024-02-03T04:05:06.000Z');
   await gateway.post('/v1/web-search', { query: 'page text again', contents: { text: true } });
   t.is(site.requests.filter((r) => r.url === '/article').length, 1, 'not fetched again');
+});
+
+test('fetched pages go through the index writer: appended at once, folded together later (not one fold each), and folded when the gateway closes', async (t) => {
+  const { gateway, site, directory, closeGateway } = await setup(t, { allowPrivateNetworks: true, addFetchedPages: true });
+  t.is((await gateway.post('/v1/web-search', { query: 'page text', contents: { text: true } })).status, 200);
+  const index = await openLocalIndex(directory, { readConsistencyMs: 0 });
+  t.teardown(() => index.close());
+  let stored = await index.get(`${site.url}/article`);
+  for (let waited = 0; !stored && waited < 15_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stored = await index.get(`${site.url}/article`);
+  }
+  t.truthy(stored, 'appended within the writer\'s batch delay');
+  // Appended but not folded: a fold of its own per page would rewrite the whole table each time.
+  t.true((await index.unindexedRows()) > 0, 'the page waits for the writer\'s timed fold');
+
+  await closeGateway();
+  t.is(await index.unindexedRows(), 0, 'the gateway folded what it appended on its way out');
+  const { hits } = await index.search({ query: 'gateway fetches pages', limit: 5, offset: 0, includeDomains: [], excludeDomains: [], window: null });
+  t.true(hits.some((hit) => hit.page.url === `${site.url}/article`), 'a search finds the page after the fold');
 });
 
 test('the content fetcher refuses loopback addresses unless the operator allows them', async (t) => {

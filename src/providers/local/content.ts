@@ -47,12 +47,14 @@ export function createLocalContent(name: string, options: LocalOptions): Content
     }
     return IndexWriter.open(await sharedIndex(options.directory), { embedder });
   };
-  const addToIndex = (page: IndexedPage): Promise<void> =>
-    (writer ??= openWriter()).then((opened) => opened.add(page)).catch((error: unknown) => {
+  const addToIndex = (page: IndexedPage): Promise<void> => {
+    const current = (writer ??= openWriter());
+    return current.then((opened) => opened.add(page)).catch((error: unknown) => {
       // A writer whose batch failed refuses every later page: the next page opens a new one.
-      writer = null;
+      if (writer === current) writer = null;
       throw error;
     });
+  };
   const recentPages = new LRUCache<string, PageContent>({
     maxSize: PAGE_CACHE_BYTES,
     sizeCalculation: (page) => Math.max(1, page.text.length * 2),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { openLocalIndex } from '../../../src/local/index/index.js';
+import type { LocalIndex } from '../../../src/local/types.js';
 import { searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig } from '../../helpers/gateway.js';
 
 const ARTICLE = (title: string, body: string) => `<!doctype html><html lang="en"><head><title>${title}</title>
@@ -16,6 +17,16 @@ const BODY = [
   'It extracts the main text with boilerplate such as navigation and footers removed, off the event loop.',
   'A page that cannot be fetched in time keeps its result, without text, and never fails the request.',
 ].join('\n');
+
+/** The page the gateway adds to the index in the background, once it is there (null after 15 s). */
+async function storedSoon(index: LocalIndex, url: string) {
+  for (let waited = 0; waited < 15_000; waited += 100) {
+    const stored = await index.get(url);
+    if (stored) return stored;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return null;
+}
 
 async function setup(t: any, localOptions: Record<string, unknown>) {
   const site = await startUpstream((request, res) => {
@@ -69,11 +80,7 @@ test('text mode fetches and extracts the pages of a snippet-only upstream; chall
 
   // addFetchedPages: the fetched page is added to the local index in the background.
   const index = await openLocalIndex(directory, { readConsistencyMs: 0 });
-  let stored = await index.get(`${site.url}/article`);
-  for (let waited = 0; !stored && waited < 15_000; waited += 100) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    stored = await index.get(`${site.url}/article`);
-  }
+  const stored = await storedSoon(index, `${site.url}/article`);
   await index.close();
   // With vectors of the embedded model, as `index add` would store it, so hybrid search can score it
   // (read by an index opened now: the one above opened before the index had vector columns).
@@ -94,11 +101,7 @@ test('fetched pages go through the index writer: appended at once, folded togeth
   t.is((await gateway.post('/v1/web-search', { query: 'page text', contents: { text: true } })).status, 200);
   const index = await openLocalIndex(directory, { readConsistencyMs: 0 });
   t.teardown(() => index.close());
-  let stored = await index.get(`${site.url}/article`);
-  for (let waited = 0; !stored && waited < 15_000; waited += 100) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    stored = await index.get(`${site.url}/article`);
-  }
+  const stored = await storedSoon(index, `${site.url}/article`);
   t.truthy(stored, 'appended within the writer\'s batch delay');
   // Appended but not folded: a fold of its own per page would rewrite the whole table each time.
   t.true((await index.unindexedRows()) > 0, 'the page waits for the writer\'s timed fold');

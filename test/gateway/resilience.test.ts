@@ -345,19 +345,20 @@ const collectGarbage = (() => {
 test.serial('the per-attempt timeout still fires when garbage is collected during the attempt', async (t) => {
   const { upstream, gateway } = await setup(t, [stall(), searchOk()], {
     provider: { timeoutMs: 200 },
-    server: { requestTimeoutMs: 1500 },
+    // With the bug, the attempt hangs until this deadline and the answer is a 504; the retry's 200
+    // shows the attempt's own timeout fired. No bound on the time: a loaded machine only delays it.
+    server: { requestTimeoutMs: 3000 },
     retry: { retries: 1 },
   });
 
-  const answer = timed(() => search(gateway));
+  const answer = search(gateway);
   await eventually(() => upstream.requests.length >= 1);
   collectGarbage();
   collectGarbage();
-  const { value: response, ms } = await answer;
+  const response = await answer;
 
   await expectSearchOk(t, response);
   t.is(upstream.requests.length, 2);
-  t.true(ms < 1000, `answered after ${ms} ms`);
 });
 
 test.serial('the request deadline still fires when garbage is collected during the attempt', async (t) => {
@@ -374,7 +375,9 @@ test.serial('the request deadline still fires when garbage is collected during t
   const { value: response, ms } = await answer;
 
   await expectErrorResponse(t, gateway, response, 504);
-  t.true(ms < requestTimeoutMs + 700, `answered after ${ms} ms`);
+  // With the bug, only the attempt's 10 s timeout ends the wait; the bound sits far from both so
+  // that a loaded machine cannot fail it.
+  t.true(ms < 5000, `answered after ${ms} ms`);
 });
 
 // ---- broken connections ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import test from 'ava';
 import { byteLimit, parseStrictJson } from '../../src/server/body.js';
 import { TEST_KEY, searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig } from '../helpers/gateway.js';
+import { rawExchange, requestHead } from '../helpers/raw-http.js';
 
 const LIMIT = 1024;
 
@@ -30,23 +31,10 @@ interface Answer {
 function raw(url: string, head: Record<string, string>, body: Buffer | string = '', path = '/v1/web-search'): Promise<Answer> {
   const { port } = new URL(url);
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  // Connection: close: the server closes once it has answered (a client that half-closes first
+  // would have its request aborted).
   const headers = { host: `127.0.0.1:${port}`, connection: 'close', authorization: `Bearer ${TEST_KEY}`, ...head };
-  const lines = [`POST ${path} HTTP/1.1`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    // Connection: close: the server closes once it has answered (a client that half-closes first
-    // would have its request aborted).
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
-      const payload = text.slice(text.indexOf('\r\n\r\n') + 4);
-      resolve({ status, body: payload ? JSON.parse(payload) : undefined });
-    });
-    socket.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), bytes]));
-  });
+  return rawExchange(url, Buffer.concat([Buffer.from(requestHead(`POST ${path} HTTP/1.1`, headers)), bytes]));
 }
 
 /** A body with Content-Length, as clients send JSON. */

@@ -58,7 +58,7 @@ const MAX_CHECKING_INTERVAL_MS = 1_000;
 interface ConnectionState {
   overLimit: boolean;
   requests: number;
-  /** The request being received or answered last; its `complete` tells a body timeout from a headers one. */
+  /** The request being received or answered; its `complete` tells a body timeout from a headers one. */
   request?: IncomingMessage;
   response?: ServerResponse;
   /** Set once the connection is being closed by a limit: it is counted once. */
@@ -161,6 +161,12 @@ export class ConnectionGuard {
     state.requests += 1;
     state.request = request;
     state.response = response;
+    // Not kept past their answer: an idle keep-alive connection would hold them.
+    response.once('finish', () => {
+      if (state.response !== response) return;
+      state.request = undefined;
+      state.response = undefined;
+    });
     // node:http re-arms the timer with the keep-alive timeout once the answer is out.
     if (state.requests === 1) request.socket.setTimeout(0);
   }

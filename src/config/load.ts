@@ -103,6 +103,10 @@ export function resolveConfig(
     if (!config.search.chain.includes(name)) throw new ConfigError(`config key search.fusion.weights.${name}: "${name}" is not in search.chain`);
   }
   if (config.health.maxOpenMs < config.health.openMs) throw new ConfigError('config key health.maxOpenMs must not be below health.openMs');
+  // node:http refuses a headers timeout longer than the whole request's.
+  if (config.server.bodyTimeoutMs < config.server.headersTimeoutMs) {
+    throw new ConfigError('config key server.bodyTimeoutMs must not be below server.headersTimeoutMs');
+  }
   config.content.chain.forEach((name, i) => requireProvider(`content.chain[${i}]`, name, 'content'));
   for (const [model, { chain }] of Object.entries(config.rerank.models)) {
     chain.forEach((name, i) => requireProvider(`rerank.models.${model}.chain[${i}]`, name, 'rerank'));

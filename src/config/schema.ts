@@ -15,6 +15,18 @@ export const configSchema = {
         requestTimeoutMs: { type: 'integer', minimum: 1, default: 20_000 },
         maxBodyBytes: { type: 'integer', minimum: 1, default: 1_048_576 },
         shutdownGraceMs: { type: 'integer', minimum: 0, default: 10_000 },
+        /** A new connection that sends nothing for this long before its first request is closed. */
+        firstRequestTimeoutMs: { type: 'integer', minimum: 1, default: 10_000 },
+        /** Each request's headers must be in within this, from its first byte. */
+        headersTimeoutMs: { type: 'integer', minimum: 1, default: 15_000 },
+        /** Each request must be in whole, headers and body, within this (408 past it). */
+        bodyTimeoutMs: { type: 'integer', minimum: 1, default: 25_000 },
+        /** An idle keep-alive connection is closed after this. */
+        keepAliveTimeoutMs: { type: 'integer', minimum: 1, default: 20_000 },
+        /** Request line and headers together (431 past it). */
+        maxHeaderBytes: { type: 'integer', minimum: 1024, default: 16_384 },
+        /** Open connections served; past it only health checks and metrics are (src/server/connections.ts). */
+        maxConnections: { type: 'integer', minimum: 1, default: 1_024 },
       },
     },
     logging: {
@@ -285,7 +297,19 @@ export interface ProviderConfig {
 }
 
 export interface GatewayConfig {
-  server: { host: string; port: number; requestTimeoutMs: number; maxBodyBytes: number; shutdownGraceMs: number };
+  server: {
+    host: string;
+    port: number;
+    requestTimeoutMs: number;
+    maxBodyBytes: number;
+    shutdownGraceMs: number;
+    firstRequestTimeoutMs: number;
+    headersTimeoutMs: number;
+    bodyTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxHeaderBytes: number;
+    maxConnections: number;
+  };
   logging: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
   auth: { keys: Array<{ name: string; key: string }> };
   retry: { retries: number; minDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number };

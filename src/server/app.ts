@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createDashboardRouter } from '../dashboard/routes.js';
 import { createMcpRouter, mcpErrorScope } from '../mcp/server.js';
+import { ConnectionGuard, serverOptions } from './connections.js';
 import { requestLifecycle } from './middleware.js';
 import { createRouter, routesOf } from './routes.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
@@ -22,7 +23,9 @@ export function createGateway(options: ServiceOptions): Gateway {
   const app = new Koa();
   const router = createRouter(services);
   const scopes = services.errorScopes(services.config.mcp.enabled ? [mcpErrorScope(services.config.mcp.path)] : []);
+  const connections = new ConnectionGuard(services.config.server, services.metrics, services.logger);
   app.use(requestLifecycle(services.metrics, services.logger, scopes));
+  app.use(connections.admit());
   app.use(routesOf(router));
   app.use(router.allowedMethods());
   if (services.config.mcp.enabled) app.use(createMcpRouter(services).routes());
@@ -34,8 +37,8 @@ export function createGateway(options: ServiceOptions): Gateway {
   // Errors are answered by requestLifecycle; Koa's own handler would only print them again.
   app.silent = true;
 
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 65_000;
+  const server = createServer(serverOptions(services.config.server), app.callback());
+  connections.attach(server);
 
   return {
     app,

@@ -34,7 +34,18 @@ export function readBody(limit: string | number, types: readonly BodyType[]) {
   const maxBytes = byteLimit(limit);
   const acceptsJson = types.includes('json');
   const described = types.map((type) => (type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded')).join(' or ');
-  const otherBodies = bodyParser({ enableTypes: [...types], jsonLimit: String(limit), formLimit: String(limit), strict: true });
+  const otherBodies = bodyParser({
+    enableTypes: [...types],
+    // Every +json type passes the 415 check below, so each is read as JSON, not only koa-bodyparser's five.
+    extendTypes: { json: ['+json'] },
+    jsonLimit: String(limit),
+    formLimit: String(limit),
+    strict: true,
+    // Called with the errors of reading the body only, never with those of the route after it.
+    onerror: (error, ctx) => {
+      throw bodyReadError(error, ctx.req.headers['content-encoding']);
+    },
+  });
   return async function readRequestBody(ctx: Context, next: Next) {
     const { headers } = ctx.req;
     const contentType = headers['content-type'];
@@ -51,9 +62,40 @@ export function readBody(limit: string | number, types: readonly BodyType[]) {
       if (!accepted) {
         throw new ApiError(415, `Content-Type must be ${described}${ctx.get('content-type') ? `, not ${ctx.get('content-type')}` : ''}`);
       }
+      const charset = ctx.request.charset.toLowerCase();
+      if (!UTF8_CHARSETS.has(charset)) throw new ApiError(415, `unsupported charset "${charset}"; request bodies are read as UTF-8`);
+      if (encoding !== undefined) ctx.req.headers['content-encoding'] = contentCoding(encoding);
     }
     return otherBodies(ctx, next);
   };
+}
+
+/**
+ * Charsets read, all as UTF-8: JSON is UTF-8 (RFC 8259 §8.1), forms are sent in it, and US-ASCII is
+ * a subset of it. Any other would be decoded wrongly, so it is refused.
+ */
+const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8', 'us-ascii']);
+
+/** The content codings koa-bodyparser (inflation) undoes. */
+const CONTENT_CODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
+
+/** The coding, in the lower case inflation compares (RFC 9110 §8.4.1: the names are case-insensitive); a 415 for any other. */
+function contentCoding(header: string): string {
+  const coding = header.trim().toLowerCase();
+  if (!CONTENT_CODINGS.has(coding)) throw new ApiError(415, 'unsupported Content-Encoding; gzip, deflate, br or identity are read');
+  return coding;
+}
+
+/**
+ * An error of reading a body: raw-body's and co-body's carry their status (middleware.ts,
+ * toApiError, words them); zlib's carry none and mean that the client's bytes do not inflate.
+ */
+function bodyReadError(error: unknown, coding: string | undefined): unknown {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (status === undefined && coding !== undefined && coding !== 'identity') {
+    return new ApiError(400, `request body is not valid ${coding} data`);
+  }
+  return error;
 }
 
 const tooLarge = () => new ApiError(413, 'request body is too large');

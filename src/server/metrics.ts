@@ -36,6 +36,17 @@ export function createMetrics() {
       help: 'HTTP requests being served right now.',
       registers,
     }),
+    connectionsOpen: new Gauge({
+      name: 'searchgate_http_connections_open',
+      help: 'Client connections open right now, over server.maxConnections included.',
+      registers,
+    }),
+    connectionsClosed: new Counter({
+      name: 'searchgate_connections_closed_total',
+      help: 'Client connections closed by a limit, by reason: first_request_timeout, headers_timeout, body_timeout, keep_alive_timeout, headers_too_large, bad_request, body_too_large, unread_body, max_connections.',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     upstreamRequests: new Counter({
       name: 'searchgate_upstream_requests_total',
       help: 'Calls to upstream providers (each attempt), by provider, operation and outcome.',

@@ -142,8 +142,8 @@ function unansweredRoute(ctx: Context, { scope, dialect }: PathScope): ApiError 
 const BODY_ERROR_MESSAGES: Record<string, string> = {
   'entity.parse.failed': 'request body is not valid JSON',
   'entity.too.large': 'request body is too large',
-  'encoding.unsupported': 'unsupported Content-Encoding',
-  'charset.unsupported': 'unsupported charset',
+  // raw-body's word for a charset it cannot decode (body.ts refuses those before reading).
+  'encoding.unsupported': 'unsupported charset',
   'request.aborted': 'request body was not received completely',
 };
 

@@ -10,6 +10,14 @@ test('an empty config is valid and fills every default', (t) => {
   const config = resolveConfig({}, {});
   t.is(config.server.port, 8080);
   t.is(config.server.requestTimeoutMs, 20_000);
+  t.like(config.server, {
+    firstRequestTimeoutMs: 10_000,
+    headersTimeoutMs: 15_000,
+    bodyTimeoutMs: 25_000,
+    keepAliveTimeoutMs: 20_000,
+    maxHeaderBytes: 16_384,
+    maxConnections: 1_024,
+  });
   t.is(config.rerank.defaultModel, undefined, 'service-reranker-v1 then means the first configured model');
   t.is(config.rerank.maxDocuments, 1000);
   t.true(config.cache.enabled);
@@ -31,6 +39,7 @@ const invalid: Array<[string, unknown, RegExp]> = [
   ['chain names a missing provider', { search: { chain: ['ghost'] } }, /config key search\.chain\[0\]: no provider named "ghost"/],
   ['rerank chain names a missing provider', { rerank: { models: { m: { chain: ['ghost'] } } } }, /config key rerank\.models\.m\.chain\[0\]/],
   ['placeholder key', { auth: { keys: [{ key: 'YOUR_API_KEY' }] } }, /auth\.keys\[0\]\.key is the placeholder/],
+  ['body timeout below the headers timeout', { server: { headersTimeoutMs: 5000, bodyTimeoutMs: 4000 } }, /server\.bodyTimeoutMs must not be below server\.headersTimeoutMs/],
   ['short key', { auth: { keys: [{ key: 'short' }] } }, /config key auth\.keys\[0\]\.key must match pattern/],
 ];
 

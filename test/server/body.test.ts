@@ -8,6 +8,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import test from 'ava';
 import { byteLimit, parseStrictJson } from '../../src/server/body.js';
 import { TEST_KEY, searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig } from '../helpers/gateway.js';
+import { rawExchange, requestHead } from '../helpers/raw-http.js';
 
 const LIMIT = 1024;
 
@@ -30,23 +31,10 @@ interface Answer {
 function raw(url: string, head: Record<string, string>, body: Buffer | string = '', path = '/v1/web-search'): Promise<Answer> {
   const { port } = new URL(url);
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  // Connection: close: the server closes once it has answered (a client that half-closes first
+  // would have its request aborted).
   const headers = { host: `127.0.0.1:${port}`, connection: 'close', authorization: `Bearer ${TEST_KEY}`, ...head };
-  const lines = [`POST ${path} HTTP/1.1`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    // Connection: close: the server closes once it has answered (a client that half-closes first
-    // would have its request aborted).
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
-      const payload = text.slice(text.indexOf('\r\n\r\n') + 4);
-      resolve({ status, body: payload ? JSON.parse(payload) : undefined });
-    });
-    socket.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), bytes]));
-  });
+  return rawExchange(url, Buffer.concat([Buffer.from(requestHead(`POST ${path} HTTP/1.1`, headers)), bytes]));
 }
 
 /** A body with Content-Length, as clients send JSON. */
@@ -120,14 +108,18 @@ test('every malformed JSON body is a 400 that says so', async (t) => {
   t.is(upstream.requests.length, 0, 'no upstream is asked');
 });
 
-test('an empty body or none reads as {}; a byte order mark and any charset are read as UTF-8', async (t) => {
+test('an empty body or none reads as {}; a byte order mark is dropped; UTF-8 is read, any other charset is a 415', async (t) => {
   const { gateway } = await setup(t);
   expectError(t, await json(gateway.url, ''), 400, 'query is required');
   expectError(t, await raw(gateway.url, { 'content-type': 'application/json' }), 400, 'query is required');
   const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"query":"bom"}')]);
   t.is((await json(gateway.url, bom)).body.data.queryContext.originalQuery, 'bom');
-  for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset=latin1']) {
+  for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf8"', 'application/json; charset=us-ascii']) {
     t.is((await json(gateway.url, '{"query":"café ☕"}', type)).body.data.queryContext.originalQuery, 'café ☕', type);
+  }
+  // Read as UTF-8, these bytes would be another text than the client meant.
+  for (const charset of ['latin1', 'utf-16', 'no-such-charset']) {
+    expectError(t, await json(gateway.url, '{"query":"café"}', `application/json; charset=${charset}`), 415, `unsupported charset "${charset}"; request bodies are read as UTF-8`);
   }
   const invalid = Buffer.concat([Buffer.from('{"query":"a'), Buffer.from([0xff]), Buffer.from('b"}')]);
   t.is((await json(gateway.url, invalid)).body.data.queryContext.originalQuery, 'a\ufffdb', 'invalid UTF-8 becomes U+FFFD');
@@ -150,13 +142,16 @@ test('compressed bodies are inflated (gzip, deflate, br); an unknown Content-Enc
   const inflated = gzipSync(JSON.stringify({ query: 'q'.repeat(3 * LIMIT) }));
   t.true(inflated.length < LIMIT);
   expectError(t, await json(gateway.url, inflated, 'application/json', { 'content-encoding': 'gzip' }), 413, 'request body is too large');
-  t.is((await json(gateway.url, body, 'application/json', { 'content-encoding': 'compress' })).status, 415);
+  expectError(t, await json(gateway.url, body, 'application/json', { 'content-encoding': 'compress' }), 415, 'unsupported Content-Encoding; gzip, deflate, br or identity are read');
+  expectError(t, await json(gateway.url, 'not gzip', 'application/json', { 'content-encoding': 'gzip' }), 400, 'request body is not valid gzip data');
 });
 
 test('media types: JSON and +json types are taken, others are a 415 before the body is read', async (t) => {
   const { gateway } = await setup(t);
   const body = '{"query":"typed"}';
-  t.is((await json(gateway.url, body, 'application/vnd.api+json')).body.data.queryContext.originalQuery, 'typed');
+  for (const type of ['application/vnd.api+json', 'application/ld+json', 'application/problem+json; charset=utf-8']) {
+    t.is((await json(gateway.url, body, type)).body.data.queryContext.originalQuery, 'typed', type);
+  }
   t.is((await json(gateway.url, body, 'application/json;')).status, 200);
   for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'Application/JSON', 'multipart/form-data; boundary=x']) {
     expectError(t, await json(gateway.url, body, type), 415, `Content-Type must be application/json, not ${type}`);

@@ -103,6 +103,7 @@ export function resolveConfig(
     if (!config.search.chain.includes(name)) throw new ConfigError(`config key search.fusion.weights.${name}: "${name}" is not in search.chain`);
   }
   if (config.health.maxOpenMs < config.health.openMs) throw new ConfigError('config key health.maxOpenMs must not be below health.openMs');
+  if (config.cache.backend === 'redis' && !config.cache.redis) throw new ConfigError('config key cache.redis.url is required when cache.backend is redis');
   config.content.chain.forEach((name, i) => requireProvider(`content.chain[${i}]`, name, 'content'));
   for (const [model, { chain }] of Object.entries(config.rerank.models)) {
     chain.forEach((name, i) => requireProvider(`rerank.models.${model}.chain[${i}]`, name, 'rerank'));

@@ -107,6 +107,7 @@ export function resolveConfig(
   if (config.server.bodyTimeoutMs < config.server.headersTimeoutMs) {
     throw new ConfigError('config key server.bodyTimeoutMs must not be below server.headersTimeoutMs');
   }
+  if (config.cache.backend === 'redis' && !config.cache.redis) throw new ConfigError('config key cache.redis.url is required when cache.backend is redis');
   config.content.chain.forEach((name, i) => requireProvider(`content.chain[${i}]`, name, 'content'));
   for (const [model, { chain }] of Object.entries(config.rerank.models)) {
     chain.forEach((name, i) => requireProvider(`rerank.models.${model}.chain[${i}]`, name, 'rerank'));

@@ -1,5 +1,16 @@
 import type { HealthPolicy } from '../gateway/health.js';
 
+/** A Redis to connect to; keyPrefix namespaces the keys, e.g. per deployment sharing one Redis. */
+const redisConnection = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', minLength: 1 },
+    keyPrefix: { type: 'string', default: 'searchgate' },
+  },
+} as const;
+
 /** The deployment's configuration, validated with ajv at startup. Every key is listed in README.md. */
 export const configSchema = {
   type: 'object',
@@ -168,6 +179,18 @@ export const configSchema = {
       properties: {
         enabled: { type: 'boolean', default: true },
         maxBytes: { type: 'integer', minimum: 0, default: 67_108_864 },
+        /** memory: each replica its own; redis: shared by the replicas, with the memory cache in front of it. */
+        backend: { enum: ['memory', 'redis'], default: 'memory' },
+        redis: {
+          ...redisConnection,
+          properties: {
+            ...redisConnection.properties,
+            /** Past it a Redis call counts as failed and the request goes on without it. */
+            timeoutMs: { type: 'integer', minimum: 1, default: 50 },
+            /** A larger answer is kept in the replica's memory cache only. */
+            maxValueBytes: { type: 'integer', minimum: 1, default: 1_048_576 },
+          },
+        },
         ttlSeconds: {
           type: 'object',
           default: {},
@@ -212,15 +235,7 @@ export const configSchema = {
             schema: { type: 'string', pattern: '^[a-z_][a-z0-9_]*$' },
           },
         },
-        redis: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['url'],
-          properties: {
-            url: { type: 'string', minLength: 1 },
-            keyPrefix: { type: 'string', default: 'searchgate' },
-          },
-        },
+        redis: redisConnection,
         defaults: {
           type: 'object',
           default: {},
@@ -296,6 +311,13 @@ export interface ProviderConfig {
   [option: string]: unknown;
 }
 
+export interface RedisCacheConfig {
+  url: string;
+  keyPrefix: string;
+  timeoutMs: number;
+  maxValueBytes: number;
+}
+
 export interface GatewayConfig {
   server: {
     host: string;
@@ -328,6 +350,8 @@ export interface GatewayConfig {
   cache: {
     enabled: boolean;
     maxBytes: number;
+    backend: 'memory' | 'redis';
+    redis?: RedisCacheConfig;
     ttlSeconds: {
       noLimit: number;
       oneYear: number;

@@ -127,6 +127,12 @@ export function createMetrics() {
       labelNames: ['cache'] as const,
       registers,
     }),
+    cacheBackendErrors: new Counter({
+      name: 'searchgate_cache_backend_errors_total',
+      help: 'Calls to the shared cache backend (Redis) that failed or overran cache.redis.timeoutMs, by cache and operation (get, set); the request went on with the local cache.',
+      labelNames: ['cache', 'operation'] as const,
+      registers,
+    }),
   };
 }
 

@@ -16,7 +16,7 @@ import type { ContentProvider, RerankProvider, SearchProvider } from '../provide
 import { AccountService } from '../state/accounts.js';
 import { AccountLedger, type AllowanceLedger } from '../state/allowance.js';
 import { GatewayAuthenticator, StaticKeyAuthenticator, type Authenticator } from '../state/keys.js';
-import { accountPolicy, openAccountState } from '../state/open.js';
+import { accountPolicy, openAccountState, openSharedCacheTier } from '../state/open.js';
 import { ResponseCache } from '../state/responseCache.js';
 import type { Logger } from './logger.js';
 import { createMetrics, registerHealthMetrics, registerModelMetrics, type Metrics } from './metrics.js';
@@ -138,6 +138,8 @@ export function createServices({
     (error) => logger.warn('recording a key\'s last use failed', { error: (error as Error).message }),
   );
 
+  const sharedCache = openSharedCacheTier(config, metrics, logger);
+
   const limits = { maxDocuments: config.rerank.maxDocuments };
   // Every provider a chain names is tracked from the start, so /readyz and /metrics list it before its first call.
   for (const provider of search.chain) health.of(provider.name, 'search');
@@ -156,9 +158,9 @@ export function createServices({
     search,
     content,
     rerank,
-    searchCache: new ResponseCache('search', config.cache, metrics),
-    rerankCache: new ResponseCache('rerank', config.cache, metrics),
-    contentCache: new ResponseCache('content', config.cache, metrics),
+    searchCache: new ResponseCache('search', config.cache, metrics, sharedCache),
+    rerankCache: new ResponseCache('rerank', config.cache, metrics, sharedCache),
+    contentCache: new ResponseCache('content', config.cache, metrics, sharedCache),
     health,
     dialects,
     errorScopes: (others) => new ErrorScopes(dialects, others),
@@ -166,13 +168,13 @@ export function createServices({
     now,
     draining: false,
     async start() {
-      await store.migrate();
+      await Promise.all([store.migrate(), sharedCache?.connect()]);
       for (const instance of built.values()) await (instance as Partial<RerankProvider>).start?.(logger);
     },
     async close() {
       await Promise.allSettled([...built.values()].map((instance) => (instance as Partial<RerankProvider>).close?.()));
       await accounts.flush();
-      await Promise.allSettled([windows.close(), store.close()]);
+      await Promise.allSettled([windows.close(), store.close(), sharedCache?.close()]);
     },
   };
 }

@@ -76,11 +76,16 @@ export class RedisRateWindows implements RateWindows {
     };
   }
 
-  async close(): Promise<void> {
-    if (this.redis.status === 'end' || this.redis.status === 'wait') {
-      this.redis.disconnect();
-      return;
-    }
-    await this.redis.quit();
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
+}
+
+/** QUIT lets commands already sent finish; a client that is not connected has none, and is just dropped. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status !== 'ready') {
+    redis.disconnect();
+    return;
+  }
+  await redis.quit();
 }

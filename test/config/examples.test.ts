@@ -103,12 +103,14 @@ test('fused Exa + Tavily + local answers end to end with fakes of both vendors a
   t.is(logged.provider, 'exa+tavily+local');
 });
 
-test('replicas on PostgreSQL and Redis: accounts in Postgres, rate windows in Redis, both from the environment', (t) => {
+test('replicas on PostgreSQL and Redis: accounts in Postgres, rate windows and the shared response cache in Redis, from the environment', (t) => {
   const config = load('replicas-postgres-redis.yaml');
   t.is(config.accounts.store, 'postgres');
   t.is(config.accounts.postgres.url, 'postgres://searchgate@db.internal:5432/searchgate');
   t.deepEqual(config.accounts.redis, { url: 'redis://cache.internal:6379', keyPrefix: 'searchgate' });
   t.deepEqual(config.accounts.defaults, { dailyAllowance: 1000, ratePerSecond: 1, ratePerMinute: 60 });
+  t.is(config.cache.backend, 'redis');
+  t.deepEqual(config.cache.redis, { url: 'redis://cache.internal:6379', keyPrefix: 'searchgate', timeoutMs: 50, maxValueBytes: 1_048_576 });
   const missing = t.throws(() => load('replicas-postgres-redis.yaml', { ...ENVIRONMENT, REDIS_URL: undefined }), { instanceOf: ConfigError });
   t.regex(missing!.message, /accounts\.redis\.url: environment variable REDIS_URL is not set/);
 });

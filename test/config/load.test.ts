@@ -21,6 +21,8 @@ test('an empty config is valid and fills every default', (t) => {
   t.is(config.rerank.defaultModel, undefined, 'service-reranker-v1 then means the first configured model');
   t.is(config.rerank.maxDocuments, 1000);
   t.true(config.cache.enabled);
+  t.is(config.cache.backend, 'memory');
+  t.is(config.cache.redis, undefined);
   t.deepEqual(config.search.chain, ['local'], 'the embedded default serves web-search');
   t.deepEqual(config.content.chain, ['local']);
   t.like(config.providers.local, { type: 'local', directory: 'data/index' });
@@ -41,6 +43,8 @@ const invalid: Array<[string, unknown, RegExp]> = [
   ['placeholder key', { auth: { keys: [{ key: 'YOUR_API_KEY' }] } }, /auth\.keys\[0\]\.key is the placeholder/],
   ['body timeout below the headers timeout', { server: { headersTimeoutMs: 5000, bodyTimeoutMs: 4000 } }, /server\.bodyTimeoutMs must not be below server\.headersTimeoutMs/],
   ['short key', { auth: { keys: [{ key: 'short' }] } }, /config key auth\.keys\[0\]\.key must match pattern/],
+  ['redis cache without Redis', { cache: { backend: 'redis' } }, /config key cache\.redis\.url is required when cache\.backend is redis/],
+  ['unknown cache backend', { cache: { backend: 'memcached' } }, /config key cache\.backend must be equal to one of the allowed values/],
 ];
 
 for (const [name, raw, message] of invalid) {

@@ -14,7 +14,7 @@ export class ConfigError extends Error {
 }
 
 export interface ResolvedConfig extends GatewayConfig {
-  /** Changes whenever the effective config does; part of every cache key. */
+  /** Changes whenever what shapes an answer does (answersFingerprint); part of every cache key. */
   version: string;
 }
 
@@ -139,8 +139,19 @@ export function resolveConfig(
     if (/\s/.test(key) || key.length < 8) throw new ConfigError(`config key auth.keys[${i}].key must be at least 8 characters without whitespace`);
   });
 
-  const version = createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
-  return { ...config, version };
+  return { ...config, version: answersFingerprint(config) };
+}
+
+/**
+ * A digest of what shapes an answer: providers, chains, retries, dialects and cache lifetimes. What
+ * only one process is about (its port and timeouts, log level, keys, account store, health policy,
+ * the cache's own backend and size) stays out, so that replicas differing there still share a
+ * Redis response cache, while a change of provider or chain starts a new generation of keys.
+ */
+function answersFingerprint(config: Omit<ResolvedConfig, 'version'>): string {
+  const { providers, retry, search, content, rerank, dialects, cache } = config;
+  const answers = { providers, retry, search, content, rerank, dialects, ttlSeconds: cache.ttlSeconds };
+  return createHash('sha256').update(JSON.stringify(answers)).digest('hex').slice(0, 16);
 }
 
 /** Replaces ${NAME} and ${NAME:-fallback} in every string; a missing variable names the key that needs it. */

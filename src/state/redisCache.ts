@@ -49,8 +49,8 @@ export class RedisCacheTier implements SharedCacheTier {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
   ) {
-    // The config fingerprint is in the prefix: replicas share entries only while they run the same
-    // config, and one generation's keys can be listed or dropped by pattern.
+    // The config's answer fingerprint is in the prefix: replicas share entries only while their
+    // providers, chains and TTLs agree, and one generation's keys can be listed or dropped by pattern.
     this.keyPrefix = `${options.keyPrefix}:cache:${configVersion}:`;
     this.redis = new Redis(options.url, {
       lazyConnect: true,

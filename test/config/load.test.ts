@@ -72,6 +72,14 @@ test('the config version changes with the config, so cached answers never outliv
   const b = resolveConfig({ providers: { up: { ...provider, maxPageSize: 10 } }, search: { chain: ['up'] } }, {});
   t.not(a.version, b.version);
   t.is(a.version, resolveConfig({ providers: { up: provider }, search: { chain: ['up'] } }, {}).version);
+  t.not(a.version, resolveConfig({ providers: { up: provider }, search: { chain: ['up'] }, cache: { ttlSeconds: { noLimit: 60 } } }, {}).version);
+});
+
+test('the config version leaves out what is one replica\'s own, so replicas that differ there share cached answers', (t) => {
+  const shared = { providers: { up: provider }, search: { chain: ['up'] } };
+  const a = resolveConfig({ ...shared, server: { port: 8081 }, logging: { level: 'debug' }, accounts: { embedded: { path: '/tmp/a.db' } } }, {});
+  const b = resolveConfig({ ...shared, server: { port: 8082 }, logging: { level: 'warn' }, accounts: { embedded: { path: '/tmp/b.db' } }, cache: { maxBytes: 1024 } }, {});
+  t.is(a.version, b.version);
 });
 
 test('loadConfig reads YAML and JSON files and reports unreadable or unparsable ones', (t) => {

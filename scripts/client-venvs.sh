@@ -6,6 +6,9 @@
 # Two venvs, because langchain-cohere 0.6.0 pins cohere<6 and cannot share one with cohere 7.3.1:
 #   clients          requirements/clients.txt          (from requirements/clients.in)
 #   clients-cohere5  requirements/clients-cohere5.txt  (from requirements/clients-cohere5.in)
+# and a third that is no client: moto's S3-compatible server, for the tests of an index on object
+# storage (its moto_server beside its python):
+#   s3-server        requirements/s3-server.txt        (from requirements/s3-server.in)
 # Each lives in ${SEARCHGATE_CACHE_DIR:-$HOME/.cache/searchgate}/client-venvs/<name> and is installed
 # from its lock file alone (--require-hashes --no-deps): nothing is resolved at install time.
 #
@@ -25,7 +28,7 @@ req_dir="$repo_dir/requirements"
 cache_dir="${SEARCHGATE_CACHE_DIR:-$HOME/.cache/searchgate}"
 root="$cache_dir/client-venvs"
 python_bin="${PYTHON:-python3}"
-names=(clients clients-cohere5)
+names=(clients clients-cohere5 s3-server)
 pip_tools="pip-tools==7.6.2"
 
 mode=install
@@ -70,6 +73,8 @@ lock_header() {
   local why="the Python vendor clients of ../shared/spec/dialects.md §6 but langchain-cohere"
   [[ "$1" == clients-cohere5 ]] && why="langchain-cohere 0.6.0, which pins cohere>=5.18,<6
 # (so cohere 5.21.1) and therefore cannot share the \"clients\" venv with cohere 7.3.1"
+  [[ "$1" == s3-server ]] && why="moto's S3-compatible server, which the tests of an index on
+# object storage start on 127.0.0.1"
   cat <<EOF
 # Lock file of the "$1" client venv built by scripts/client-venvs.sh: $why.
 # Every package, transitive ones included, pinned with the sha256 of each of its published files;

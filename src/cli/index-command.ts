@@ -18,6 +18,9 @@ import { ExtractorPool } from '../local/extract/index.js';
 import { fetchPolicy, normalizeHttpUrl } from '../local/fetch/index.js';
 import { openPageEmbedder, type LoadedEmbedder } from '../local/index/embedder.js';
 import { openLocalIndex } from '../local/index/index.js';
+import { parseIndexLocation } from '../local/index/location.js';
+import { ObjectStore } from '../local/index/object-store.js';
+import { claimWriter, WriterRefusedError, type WriterClaim } from '../local/index/writer-lease.js';
 import { createWriteProgress, type WriteProgress } from '../local/index/progress.js';
 import { IndexWriter, WRITER_DEFAULTS } from '../local/index/writer.js';
 import { readJsonl, readWarc } from '../local/ingest/index.js';
@@ -43,7 +46,9 @@ subcommands:
   export [--out FILE]   every page as one JSON object per line (standard output by default)
 
 options:
-  --dir DIR             the index directory (default: $SEARCHGATE_INDEX_DIR, else ${DEFAULT_INDEX_DIRECTORY})
+  --dir DIR|URI         the index directory, or s3://bucket/prefix on S3-compatible storage (settings from
+                        AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ALLOW_HTTP)
+                        (default: $SEARCHGATE_INDEX_DIR, else ${DEFAULT_INDEX_DIRECTORY})
   --max-pages N         add: pages fetched per crawl, across resumed runs (default ${CRAWL_DEFAULTS.maxPages})
   --max-depth N         add: links followed from a seed URL (default ${CRAWL_DEFAULTS.maxDepth})
   --concurrency N       add: requests at once to one host (default ${CRAWL_DEFAULTS.perHostConcurrency})
@@ -100,19 +105,48 @@ function progressIntervalMs(): number | undefined {
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
-function indexDirectory(dir: string | undefined): string {
-  return resolve(dir ?? process.env.SEARCHGATE_INDEX_DIR ?? DEFAULT_INDEX_DIRECTORY);
+/** A directory, resolved, or an s3:// URI as given (location.ts). */
+function indexLocation(dir: string | undefined): string {
+  const given = dir ?? process.env.SEARCHGATE_INDEX_DIR ?? DEFAULT_INDEX_DIRECTORY;
+  const location = parseIndexLocation(given);
+  return location.kind === 'directory' ? resolve(location.path) : location.uri;
 }
 
-async function withIndex<T>(dir: string | undefined, work: (index: LocalIndex, directory: string) => Promise<T>): Promise<T> {
-  const directory = indexDirectory(dir);
-  const index = await openLocalIndex(directory);
+/**
+ * Opens the index for one command. A command that writes to an index on object storage is its
+ * writer: it first makes sure it is the only one where the store could not tell two apart
+ * (writer-lease.ts).
+ */
+async function withIndex<T>(dir: string | undefined, access: 'read' | 'write', work: (index: LocalIndex, directory: string) => Promise<T>): Promise<T> {
+  const directory = indexLocation(dir);
+  const location = parseIndexLocation(directory);
+  let claim: WriterClaim | null = null;
+  let store: ObjectStore | null = null;
+  if (location.kind === 'object-store' && access === 'write') {
+    store = new ObjectStore(location.bucket, location.prefix, STORE_TIMEOUT_MS);
+    try {
+      claim = await claimWriter(store, location.uri);
+    } catch (error) {
+      store.close();
+      if (error instanceof WriterRefusedError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
   try {
-    return await work(index, directory);
+    // Reading an index on a store must not write to it: no index creation, no resumed fold.
+    const index = await openLocalIndex(directory, { readOnly: location.kind === 'object-store' && access === 'read' });
+    try {
+      return await work(index, directory);
+    } finally {
+      await index.close();
+    }
   } finally {
-    await index.close();
+    await claim?.release();
+    store?.close();
   }
 }
+
+const STORE_TIMEOUT_MS = 30_000;
 
 // ---------------------------------------------------------------------------------------------- add
 
@@ -163,7 +197,7 @@ async function add(argv: string[]): Promise<number> {
   const embedding = values['no-vectors'] ? null : await loadEmbedder(values.model, values.reembed);
   const progress = createWriteProgress(process.stderr, { intervalMs: progressIntervalMs() });
   try {
-    return await withIndex(values.dir, async (index, directory) => {
+    return await withIndex(values.dir, 'write', async (index, directory) => {
       const writer = await IndexWriter.open(index, {
         ...writerOptions,
         embedder: embedding?.embedder ?? null,
@@ -260,7 +294,10 @@ function crawlStatePath(directory: string, seeds: CrawlSeed[]): string {
     .update(seeds.map((seed) => `${seed.kind} ${seed.url}`).sort().join('\n'))
     .digest('hex')
     .slice(0, 16);
-  return join(directory, 'crawl-state', `${key}.jsonl`);
+  const location = parseIndexLocation(directory);
+  // The state of a crawl into a store stays on the writer's disk: it is the writer's, not the replicas'.
+  const states = location.kind === 'directory' ? join(directory, 'crawl-state') : resolve('data', 'crawl-state', location.bucket, ...location.prefix.split('/').filter(Boolean));
+  return join(states, `${key}.jsonl`);
 }
 
 /** Reads one JSONL or WARC file into the index; false when the file could not be read at all. */
@@ -324,7 +361,7 @@ async function ingestFile(
 
 async function stats(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { ...DIRECTORY_OPTION, json: { type: 'boolean', default: false } } });
-  return withIndex(values.dir, async (index, directory) => {
+  return withIndex(values.dir, 'read', async (index, directory) => {
     const stats = await index.stats();
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ directory, ...stats })}\n`);
@@ -367,7 +404,7 @@ async function remove(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('remove needs at least one URL');
   // As typed and normalized: the index holds pages under their URL as fetched and their normalized canonical URL.
   const urls = positionals.flatMap((url) => [url, normalizeHttpUrl(url) ?? url]);
-  return withIndex(values.dir, async (index) => {
+  return withIndex(values.dir, 'write', async (index) => {
     const removed = await index.remove(urls);
     process.stdout.write(`removed ${removed} page${removed === 1 ? '' : 's'}\n`);
     return 0;
@@ -376,7 +413,7 @@ async function remove(argv: string[]): Promise<number> {
 
 async function exportPages(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { ...DIRECTORY_OPTION, out: { type: 'string' } } });
-  return withIndex(values.dir, async (index) => {
+  return withIndex(values.dir, 'read', async (index) => {
     // A file is written aside and renamed at the end, so it is never seen half-written.
     const partial = values.out ? `${values.out}.partial` : null;
     const output: Writable = partial ? createWriteStream(partial) : process.stdout;

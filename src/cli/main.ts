@@ -2,7 +2,8 @@
 /** `searchgate serve`: starts the gateway with the deployment's config; SIGTERM drains, then exits. */
 import { ConfigError, loadConfig, type ResolvedConfig } from '../config/load.js';
 import { ModelDirectoryError } from '../local/rerank/model.js';
-import { closeSharedLocalParts, sharedIndex } from '../local/shared.js';
+import { closeSharedLocalParts } from '../local/shared.js';
+import { providerIndex, type LocalOptions } from '../providers/local/search.js';
 import { createGateway } from '../server/app.js';
 import { createLogger, type Logger } from '../server/logger.js';
 
@@ -24,7 +25,7 @@ async function describeLocalIndexes(config: ResolvedConfig, logger: Logger): Pro
     if (provider.type !== 'local') continue;
     const directory = String(provider.directory);
     try {
-      const stats = await (await sharedIndex(directory)).stats();
+      const stats = await (await providerIndex(provider as unknown as LocalOptions, logger)).stats();
       logger.info('local index', { provider: name, directory, documents: stats.documents, domains: stats.domains });
       if (stats.documents === 0) {
         logger.warn(

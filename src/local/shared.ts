@@ -7,22 +7,74 @@
 import { resolve } from 'node:path';
 import { ExtractorPool } from './extract/index.js';
 import { openLocalIndex } from './index/index.js';
+import { parseIndexLocation, type IndexLocation } from './index/location.js';
+import { IndexMirror, type MirrorOptions, type MirrorStatus } from './index/mirror.js';
+import { ObjectStore } from './index/object-store.js';
 import { indexEmbedder, type IndexEmbedder } from './index/embedder.js';
 import { NeuralReranker, type NeuralRerankerOptions } from './rerank/engine.js';
 import type { LocalIndex } from './types.js';
 
-const openIndexes = new Map<string, Promise<LocalIndex>>();
+/** What the replica needs of the gateway's logger. */
+interface WarningLog {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+type ObjectStoreLocation = Extract<IndexLocation, { kind: 'object-store' }>;
 
-export function sharedIndex(directory: string): Promise<LocalIndex> {
-  const key = resolve(directory);
+const openIndexes = new Map<string, Promise<LocalIndex>>();
+const mirrors = new Map<string, IndexMirror>();
+
+/**
+ * The process's open index at `location`: a directory, or an `s3://` URI, which is served from a
+ * local mirror (mirror.ts) as a read-only replica. `mirror` says where and how; its defaults
+ * otherwise.
+ */
+export function sharedIndex(location: string, mirror?: Partial<MirrorOptions>, logger?: WarningLog): Promise<LocalIndex> {
+  const parsed = parseIndexLocation(location);
+  const key = parsed.kind === 'directory' ? resolve(parsed.path) : parsed.uri;
   let index = openIndexes.get(key);
   if (!index) {
-    index = openLocalIndex(key);
-    // A failed open is not cached: the next request tries again (the disk may have been fixed).
+    index = parsed.kind === 'directory' ? openLocalIndex(key) : openReplica(parsed, { ...DEFAULT_MIRROR_OPTIONS, ...mirror }, logger);
+    // A failed open is not cached: the next request tries again (the disk, or the store, may be back).
     index.catch(() => openIndexes.delete(key));
     openIndexes.set(key, index);
   }
   return index;
+}
+
+export const DEFAULT_MIRROR_POLL_INTERVAL_MS = 15_000;
+export const DEFAULT_STORE_TIMEOUT_MS = 5_000;
+/** Each store location gets its own folder below this one: bucket, then prefix. */
+export const DEFAULT_MIRROR_DIRECTORY = 'data/index-mirror';
+const DEFAULT_MIRROR_OPTIONS: MirrorOptions = {
+  directory: DEFAULT_MIRROR_DIRECTORY,
+  pollIntervalMs: DEFAULT_MIRROR_POLL_INTERVAL_MS,
+  storeTimeoutMs: DEFAULT_STORE_TIMEOUT_MS,
+};
+
+async function openReplica(location: ObjectStoreLocation, options: MirrorOptions, logger?: WarningLog): Promise<LocalIndex> {
+  const directory = resolve(options.directory, location.bucket, ...location.prefix.split('/').filter(Boolean));
+  const store = new ObjectStore(location.bucket, location.prefix, options.storeTimeoutMs);
+  let lastSaid = 0;
+  const mirror = new IndexMirror(location.uri, store, { ...options, directory }, (message) => {
+    // A store that stays down fails every poll; once a minute in the log is enough (the metric counts them all).
+    if (Date.now() - lastSaid < 60_000) return;
+    lastSaid = Date.now();
+    logger?.warn('index mirror: the store did not answer; serving the last copy', { location: location.uri, error: message });
+  });
+  try {
+    await mirror.start();
+  } catch (error) {
+    await mirror.close();
+    throw error;
+  }
+  mirrors.set(location.uri, mirror);
+  // A replica is only ever a reader: the store's writer (`searchgate index add`) commits and folds.
+  return openLocalIndex(directory, { readOnly: true });
+}
+
+/** How current this process's copy of the index at `location` (an s3:// URI) is; null before it has one. */
+export function mirrorStatus(location: string): MirrorStatus | null {
+  return mirrors.get(location)?.status() ?? null;
 }
 
 let extractor: ExtractorPool | undefined;
@@ -82,8 +134,11 @@ export async function closeSharedLocalParts(): Promise<void> {
   extractor = undefined;
   const rerankers = [...openRerankers.values()];
   openRerankers.clear();
+  const replicaMirrors = [...mirrors.values()];
+  mirrors.clear();
   await Promise.allSettled([
     ...indexes.map(async (index) => (await index).close()),
+    ...replicaMirrors.map((mirror) => mirror.close()),
     pool?.close(),
     ...rerankers.map(async ({ reranker }) => (await reranker).close()),
   ]);

@@ -146,5 +146,7 @@ export interface LocalIndex {
   snippet(text: string, query: string): string;
   stats(): Promise<IndexStats>;
   export(): AsyncIterable<IndexedPage>;
+  /** A read-only copy (a replica's mirror of an index on object storage): every write throws. */
+  readonly readOnly: boolean;
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@
  * upstream's request and the reply back into these shapes, and says what it can do natively; the
  * gateway (src/gateway) supplies the rest.
  */
+import type { MirrorStatus } from '../local/index/mirror.js';
 import type { Freshness } from '../api/freshness.js';
 import type { Logger } from '../server/logger.js';
 import type { ModelTelemetry } from '../server/metrics.js';
@@ -71,6 +72,8 @@ export interface SearchProvider {
   readonly name: string;
   readonly capabilities: SearchCapabilities;
   search(call: SearchCall): Promise<SearchPage>;
+  /** A provider that serves a copy of an index on object storage says how current the copy is (/readyz, /metrics). */
+  indexReplica?(): MirrorStatus | null;
 }
 
 export interface PageContent {

@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HealthSnapshot } from '../gateway/health.js';
+import type { MirrorStatus } from '../local/index/mirror.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -226,6 +227,58 @@ export function registerHealthMetrics(metrics: Metrics, readings: () => HealthSn
       this.reset();
       for (const reading of readings()) {
         if (reading.errorRate !== null) this.set({ provider: reading.provider, operation: reading.operation }, reading.errorRate);
+      }
+    },
+  });
+}
+
+/**
+ * The copies of object-store indexes a replica serves: how long ago each was last found to match
+ * the store (it grows while the store is down or hanging), how old its version is, and the syncs.
+ */
+export function registerIndexReplicaMetrics(metrics: Metrics, readings: () => MirrorStatus[]): void {
+  const registers = [metrics.registry];
+  const seconds = (sinceMs: number | null) => (sinceMs === null ? -1 : Math.max(0, (Date.now() - sinceMs) / 1000));
+  new Gauge({
+    name: 'searchgate_index_replica_sync_age_seconds',
+    help: 'Seconds since the replica\'s copy of an object-store index was last found to match the store; -1 if it never was since the start.',
+    labelNames: ['location'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const reading of readings()) this.set({ location: reading.location }, seconds(reading.syncedAtMs));
+    },
+  });
+  new Gauge({
+    name: 'searchgate_index_replica_version_age_seconds',
+    help: 'Seconds since the version the replica serves was committed to the store; -1 while it has none.',
+    labelNames: ['location'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const reading of readings()) this.set({ location: reading.location }, seconds(reading.versionCommittedAtMs));
+    },
+  });
+  new Gauge({
+    name: 'searchgate_index_replica_version',
+    help: 'The version of the object-store index the replica serves; -1 while it has none.',
+    labelNames: ['location'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const reading of readings()) this.set({ location: reading.location }, reading.version ?? -1);
+    },
+  });
+  new Gauge({
+    name: 'searchgate_index_replica_syncs',
+    help: 'Syncs of the replica\'s copy with the store since the start, by outcome (a counter read from the mirror).',
+    labelNames: ['location', 'outcome'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const reading of readings()) {
+        this.set({ location: reading.location, outcome: 'ok' }, reading.syncs.ok);
+        this.set({ location: reading.location, outcome: 'failed' }, reading.syncs.failed);
       }
     },
   });

@@ -13,6 +13,7 @@ import { authenticateCredential, takeKey } from '../dialects/keys.js';
 import type { Dialect, DialectInput, DialectRoute, DialectTools, Served } from '../dialects/types.js';
 import type { RerankRequest, WebSearchRequest } from '../api/validate.js';
 import type { ContentRequest } from '../gateway/content.js';
+import type { MirrorStatus } from '../local/index/mirror.js';
 import type { Principal } from '../state/keys.js';
 import { contentOperation, rerankOperation, webSearchOperation, type Answered, type OperationContext } from './operations.js';
 import type { Services } from './services.js';
@@ -51,6 +52,9 @@ export function createRouter(services: Services): Router {
   });
   router.get('/readyz', (ctx) => {
     const health = providerHealthReport(services);
+    const replicas = services.indexReplicas();
+    // A copy that lost its store still serves its last version; one that never got a version cannot.
+    for (const replica of replicas) if (replica.version === null || replica.lastError !== null) health.degraded.push(`index:${replica.location}`);
     // Degraded is still 200: pulling every replica out of the balancer because one shared upstream is
     // down would turn a partial outage (cache hits, other operations) into a full one.
     const status = services.draining ? 'draining' : health.degraded.length ? 'degraded' : 'ready';
@@ -63,6 +67,7 @@ export function createRouter(services: Services): Router {
       content: services.content.chain.map((provider) => provider.name),
       rerank: rerank.modelIds,
       providers: health.providers,
+      ...(replicas.length ? { indexReplicas: replicas.map(replicaReport) } : {}),
     };
   });
   router.get('/metrics', async (ctx) => {
@@ -200,6 +205,19 @@ function bodyObject(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('request body must be a JSON object');
   return { ...(body as Record<string, unknown>) };
+}
+
+/** A replica's copy of an object-store index as /readyz shows it: its version, how old, and whether the store answers. */
+function replicaReport(replica: MirrorStatus) {
+  const secondsSince = (ms: number | null) => (ms === null ? null : Math.round((Date.now() - ms) / 100) / 10);
+  return {
+    location: replica.location,
+    version: replica.version,
+    versionAgeSeconds: secondsSince(replica.versionCommittedAtMs),
+    syncedSecondsAgo: secondsSince(replica.syncedAtMs),
+    storeReachable: replica.lastError === null && replica.syncedAtMs !== null,
+    syncs: replica.syncs,
+  };
 }
 
 /**

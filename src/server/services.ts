@@ -12,6 +12,7 @@ import { builtInDialects, builtInProviderTypes, type ProviderType } from '../ven
 import { langsearchDialect } from '../dialects/langsearch.js';
 import { ErrorScopes } from '../dialects/scopes.js';
 import type { Dialect, ErrorScope } from '../dialects/types.js';
+import type { MirrorStatus } from '../local/index/mirror.js';
 import type { ContentProvider, RerankProvider, SearchProvider } from '../providers/types.js';
 import { AccountService } from '../state/accounts.js';
 import { AccountLedger, type AllowanceLedger } from '../state/allowance.js';
@@ -19,7 +20,7 @@ import { GatewayAuthenticator, StaticKeyAuthenticator, type Authenticator } from
 import { accountPolicy, openAccountState, openSharedCacheTier } from '../state/open.js';
 import { ResponseCache } from '../state/responseCache.js';
 import type { Logger } from './logger.js';
-import { createMetrics, registerHealthMetrics, registerModelMetrics, type Metrics } from './metrics.js';
+import { createMetrics, registerHealthMetrics, registerIndexReplicaMetrics, registerModelMetrics, type Metrics } from './metrics.js';
 
 export interface ServiceOptions {
   config: ResolvedConfig;
@@ -52,6 +53,8 @@ export interface Services {
   openApi: object;
   now: () => number;
   draining: boolean;
+  /** The copies of object-store indexes this gateway serves, one per location, with how current each is. */
+  indexReplicas(): MirrorStatus[];
   /** Loads what providers need before the first request (the local reranker's model). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -146,6 +149,15 @@ export function createServices({
   for (const provider of content.chain) health.of(provider.name, 'content');
   for (const chain of rerankModels.values()) for (const provider of chain) health.of(provider.name, 'rerank');
   registerHealthMetrics(metrics, () => health.snapshots());
+  const indexReplicas = (): MirrorStatus[] => {
+    const byLocation = new Map<string, MirrorStatus>();
+    for (const instance of search.chain) {
+      const replica = instance.indexReplica?.();
+      if (replica) byLocation.set(replica.location, replica);
+    }
+    return [...byLocation.values()];
+  };
+  registerIndexReplicaMetrics(metrics, indexReplicas);
 
   return {
     config,
@@ -167,6 +179,7 @@ export function createServices({
     openApi: openApiDocument(limits, dialectDocs(dialects)),
     now,
     draining: false,
+    indexReplicas,
     async start() {
       await Promise.all([store.migrate(), sharedCache?.connect()]);
       for (const instance of built.values()) await (instance as Partial<RerankProvider>).start?.(logger);

@@ -2,51 +2,18 @@
  * Two gateway processes sharing the real PostgreSQL (and Redis): a concurrent burst against an
  * allowance of N grants exactly N across both, on either side of a simulated 00:00 UTC reset.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { PostgresStore } from '../../src/state/postgres.js';
 import { AccountService } from '../../src/state/accounts.js';
 import { MemoryRateWindows } from '../../src/state/embedded.js';
 import { POSTGRES_URL, REDIS_URL, testSchemas } from '../helpers/databases.js';
 import { searchEnvelope, sendJson, startUpstream, upstreamConfig } from '../helpers/gateway.js';
+import { startReplica } from '../helpers/replica.js';
 
 const ALLOWANCE = 25;
 const DAY_B_LAST_SECOND = Date.UTC(2030, 5, 1, 23, 59, 59, 900);
 const DAY_C_START = Date.UTC(2030, 5, 2, 0, 0, 0, 100);
-
-interface Replica {
-  url: string;
-  setNow(ms: number): Promise<void>;
-}
-
-async function startReplica(t: ExecutionContext, config: object): Promise<Replica> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [
-    new URL('../helpers/gateway-process.js', import.meta.url).pathname,
-    JSON.stringify(config),
-  ]);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  t.teardown(() => {
-    child.stdin.end();
-    child.kill();
-  });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async () => {
-    const { value, done } = await lines.next();
-    if (done) throw new Error(`replica exited: ${stderr.slice(-500)}`);
-    return value as string;
-  };
-  const port = /^listening (\d+)$/.exec(await next())?.[1];
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async setNow(ms) {
-      child.stdin.write(`now ${ms}\n`);
-      if ((await next()) !== 'ok') throw new Error('replica did not set its clock');
-    },
-  };
-}
 
 const schemas = testSchemas();
 test.after.always(() => schemas.dropAll());

@@ -42,6 +42,8 @@ import {
   vectorsFromArrow,
   type ColumnarResult,
 } from './schema.js';
+import { parseIndexLocation, type IndexLocation } from './location.js';
+import { ObjectStore } from './object-store.js';
 import { buildSnippet, DEFAULT_SNIPPET_LENGTH } from './snippet.js';
 import { queryStems, StemMatcher } from './terms.js';
 
@@ -66,6 +68,11 @@ export interface LocalIndexOptions {
    */
   indexCacheBytes?: number;
   metadataCacheBytes?: number;
+  /**
+   * Opens the index for searching only: nothing is created, indexed or folded on open, and every
+   * write throws. A replica's mirror of an index on object storage is opened so (mirror.ts).
+   */
+  readOnly?: boolean;
 }
 
 /** See LocalIndexOptions: what a query needs of the index data stays warm, and memory stays bounded. */
@@ -119,28 +126,33 @@ function nextRevision(): number {
   return lastRevision;
 }
 
+/** `directory` may also be an `s3://bucket/prefix` URI (location.ts): LanceDB then reads and writes the store. */
 export async function openLocalIndex(directory: string, options: LocalIndexOptions = {}): Promise<LocalIndex> {
-  await mkdir(directory, { recursive: true });
+  const location = parseIndexLocation(directory);
+  if (location.kind === 'directory' && !options.readOnly) await mkdir(directory, { recursive: true });
   const readConsistencyMs = options.readConsistencyMs ?? DEFAULT_READ_CONSISTENCY_MS;
   const session = new lancedb.Session(
     BigInt(options.indexCacheBytes ?? DEFAULT_INDEX_CACHE_BYTES),
     BigInt(options.metadataCacheBytes ?? DEFAULT_METADATA_CACHE_BYTES),
   );
   const connection = await lancedb.connect(directory, { readConsistencyInterval: readConsistencyMs / 1000, session });
-  const table = await openPagesTable(connection, directory);
-  await ensureIndexes(table);
-  const index = new LanceLocalIndex(directory, connection, table, vectorDimensionsOf(await table.schema()), {
+  const table = await openPagesTable(connection, location.kind === 'directory' ? directory : location.uri, options.readOnly ?? false);
+  if (!options.readOnly) await ensureIndexes(table);
+  const index = new LanceLocalIndex(location, connection, table, vectorDimensionsOf(await table.schema()), {
     titleBoost: options.titleBoost ?? DEFAULT_TITLE_BOOST,
     snippetLength: options.snippetLength ?? DEFAULT_SNIPPET_LENGTH,
     keepVersionsMs: options.keepVersionsMs ?? DEFAULT_KEEP_VERSIONS_MS,
+    readOnly: options.readOnly ?? false,
   });
-  await index.resumeInterruptedFold();
+  if (!options.readOnly) await index.resumeInterruptedFold();
   return index;
 }
 
-async function openPagesTable(connection: lancedb.Connection, directory: string): Promise<lancedb.Table> {
+async function openPagesTable(connection: lancedb.Connection, directory: string, readOnly: boolean): Promise<lancedb.Table> {
   // An existing table is opened as it is (creating over it would only fail on a layout change).
-  const table = (await connection.tableNames()).includes(PAGES_TABLE)
+  const exists = (await connection.tableNames()).includes(PAGES_TABLE);
+  if (!exists && readOnly) throw new Error(`local index: ${directory} holds no index`);
+  const table = exists
     ? await connection.openTable(PAGES_TABLE)
     : await connection.createEmptyTable(PAGES_TABLE, pageSchema(null), { mode: 'create', existOk: true });
   const found = (await table.schema()).metadata.get(SCHEMA_VERSION_KEY);
@@ -206,6 +218,7 @@ interface Settings {
   titleBoost: number;
   snippetLength: number;
   keepVersionsMs: number;
+  readOnly: boolean;
 }
 
 /** Distinct domains of one table version: stats() scans the domain column once per version. */
@@ -242,7 +255,7 @@ class LanceLocalIndex implements LocalIndex {
   private closed = false;
 
   constructor(
-    private readonly directory: string,
+    private readonly location: IndexLocation,
     private readonly connection: lancedb.Connection,
     private readonly table: lancedb.Table,
     private dimensions: number | null,
@@ -272,7 +285,7 @@ class LanceLocalIndex implements LocalIndex {
    * vector columns of this width; existing rows have none until they are written again.
    */
   async ensureVectorColumns(dimensions: number): Promise<void> {
-    this.assertOpen();
+    this.assertWritable();
     if (this.dimensions === dimensions) return;
     await this.writes.run(async () => {
       if (this.dimensions !== null) await withCommitRetries(() => this.table.dropColumns([...VECTOR_COLUMNS]));
@@ -288,7 +301,7 @@ class LanceLocalIndex implements LocalIndex {
   }
 
   async append(pages: ReadonlyArray<IndexedPage | EmbeddedPage>, replacing?: ReadonlySet<string>): Promise<void> {
-    this.assertOpen();
+    this.assertWritable();
     // The first vectors an index gets give it its vector columns. Vectors of another width than the
     // index's (another model's) are not stored: the page goes in with its text alone, and the
     // index's own vectors stay until `index add --reembed` changes model.
@@ -334,7 +347,7 @@ class LanceLocalIndex implements LocalIndex {
 
   /** Deleted rows leave search at once (deletion vectors); the next fold reclaims their space. */
   async remove(urls: string[]): Promise<number> {
-    this.assertOpen();
+    this.assertWritable();
     const distinct = [...new Set(urls)];
     if (distinct.length === 0) return 0;
     const list = sqlStringList(distinct);
@@ -353,7 +366,7 @@ class LanceLocalIndex implements LocalIndex {
    * fold runs waits for the next.
    */
   fold({ keepVersionsMs = this.settings.keepVersionsMs }: { keepVersionsMs?: number } = {}): Promise<void> {
-    this.assertOpen();
+    this.assertWritable();
     this.pendingFold ??= this.writes.run(async () => {
       this.pendingFold = null;
       const [before, after] = [this.supersededUnfolded, this.superseded];
@@ -537,7 +550,7 @@ class LanceLocalIndex implements LocalIndex {
     const [documents, version, bytesOnDisk] = await Promise.all([
       this.table.countRows(),
       this.table.version(),
-      directorySize(this.directory),
+      this.location.kind === 'directory' ? directorySize(this.location.path) : storeSize(this.location),
     ]);
     return {
       documents,
@@ -598,7 +611,29 @@ class LanceLocalIndex implements LocalIndex {
   private assertOpen(): void {
     if (this.closed) throw new Error('local index: used after close()');
   }
+
+  private assertWritable(): void {
+    this.assertOpen();
+    if (this.settings.readOnly) throw new ReadOnlyIndexError('local index: this copy is read-only; write to the index with `searchgate index add --dir <its location>`');
+  }
+
+  get readOnly(): boolean {
+    return this.settings.readOnly;
+  }
 }
+
+export class ReadOnlyIndexError extends Error {}
+
+/** The bytes of an index on object storage, from one listing of its prefix. */
+async function storeSize(location: Extract<IndexLocation, { kind: 'object-store' }>): Promise<number> {
+  const store = new ObjectStore(location.bucket, location.prefix, STORE_LISTING_TIMEOUT_MS);
+  try {
+    return (await store.list()).reduce((total, object) => total + object.size, 0);
+  } finally {
+    store.close();
+  }
+}
+const STORE_LISTING_TIMEOUT_MS = 30_000;
 
 async function directorySize(directory: string): Promise<number> {
   let total = 0;

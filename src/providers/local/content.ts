@@ -10,9 +10,10 @@ import { FetchError, fetchPolicy, safeFetch } from '../../local/fetch/index.js';
 import { toIndexedPage } from '../../local/ingest/indexed-page.js';
 import type { IndexEmbedder } from '../../local/index/embedder.js';
 import { IndexWriter } from '../../local/index/writer.js';
-import { acquireIndexEmbedder, sharedExtractor, sharedIndex } from '../../local/shared.js';
+import { isObjectStoreLocation } from '../../local/index/location.js';
+import { acquireIndexEmbedder, sharedExtractor } from '../../local/shared.js';
 import type { IndexedPage } from '../../local/types.js';
-import type { LocalOptions } from './search.js';
+import { providerIndex, type LocalOptions } from './search.js';
 import type { ContentProvider, PageContent, PageFailure } from '../types.js';
 
 /** Extracted pages kept in memory, so a page shared by many answers is fetched once an hour at most. */
@@ -20,6 +21,12 @@ const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 const PAGE_CACHE_TTL_MS = 60 * 60_000;
 
 export function createLocalContent(name: string, options: LocalOptions): ContentProvider & { close(): Promise<void> } {
+  if (options.addFetchedPages && isObjectStoreLocation(options.directory)) {
+    throw new Error(
+      `providers.${name}.addFetchedPages: ${options.directory} is served as a read-only replica; ` +
+        'pages go into an index on object storage through its one writer, `searchgate index add|crawl --dir <uri>`',
+    );
+  }
   // Work still running, a page's fetch or its write to the index, may outlive the answer that asked
   // for it (a content budget ran out). The gateway's close waits for it, so no write is cut off and
   // the index folder is whole when the process, or a test, moves on.
@@ -45,7 +52,7 @@ export function createLocalContent(name: string, options: LocalOptions): Content
       model ??= acquireIndexEmbedder(options.vectorModel);
       embedder = await model.embedder.catch(() => null);
     }
-    return IndexWriter.open(await sharedIndex(options.directory), { embedder });
+    return IndexWriter.open(await providerIndex(options), { embedder });
   };
   const addToIndex = (page: IndexedPage): Promise<void> => {
     const current = (writer ??= openWriter());
@@ -85,7 +92,7 @@ export function createLocalContent(name: string, options: LocalOptions): Content
   async function fetchPageContent(url: string, signal: AbortSignal): Promise<PageContent | PageFailure | null> {
     const recent = recentPages.get(url);
     if (recent) return recent;
-    const index = await sharedIndex(options.directory);
+    const index = await providerIndex(options);
     const stored = await index.get(url);
     if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
 

@@ -13,7 +13,20 @@ import type { Logger } from '../../server/logger.js';
 import { hybridSearch, retrievalWeights } from '../../local/index/hybrid.js';
 import type { IndexEmbedder } from '../../local/index/embedder.js';
 import { ModelDirectoryError } from '../../local/rerank/model.js';
-import { acquireIndexEmbedder, DEFAULT_INDEX_DIRECTORY, DEFAULT_RERANK_MODEL_DIRECTORY, sharedIndex } from '../../local/shared.js';
+import { ApiError } from '../../api/errors.js';
+import { parseIndexLocation } from '../../local/index/location.js';
+import { IndexUnavailableError, type MirrorOptions } from '../../local/index/mirror.js';
+import {
+  acquireIndexEmbedder,
+  DEFAULT_INDEX_DIRECTORY,
+  DEFAULT_MIRROR_DIRECTORY,
+  DEFAULT_MIRROR_POLL_INTERVAL_MS,
+  DEFAULT_RERANK_MODEL_DIRECTORY,
+  DEFAULT_STORE_TIMEOUT_MS,
+  mirrorStatus,
+  sharedIndex,
+} from '../../local/shared.js';
+import type { LocalIndex } from '../../local/types.js';
 import { searchCapabilities } from '../shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../types.js';
 
@@ -32,6 +45,8 @@ export interface LocalOptions {
   vectorModel: string;
   /** Candidates each leg (full text, vectors) brings to the calibrated scorer. */
   candidates: number;
+  /** For a `directory` that is an s3:// URI: the replica's local copy of the index (src/local/index/mirror.ts). */
+  mirror: MirrorOptions;
 }
 
 export const localOptionsSchema = {
@@ -46,8 +61,31 @@ export const localOptionsSchema = {
     allowPrivateNetworks: { type: 'boolean', default: false },
     vectorModel: { type: 'string', minLength: 1, default: DEFAULT_RERANK_MODEL_DIRECTORY },
     candidates: { type: 'integer', minimum: 1, maximum: 1000, default: 40 },
+    mirror: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        directory: { type: 'string', minLength: 1, default: DEFAULT_MIRROR_DIRECTORY },
+        pollIntervalMs: { type: 'integer', minimum: 100, default: DEFAULT_MIRROR_POLL_INTERVAL_MS },
+        storeTimeoutMs: { type: 'integer', minimum: 100, default: DEFAULT_STORE_TIMEOUT_MS },
+      },
+    },
   },
 } as const;
+
+/** A replica whose first sync has not succeeded yet (its copy is opened on the first search). */
+const NOT_YET_MIRRORED = { version: null, versionCommittedAtMs: null, syncedAtMs: null, lastError: null, syncs: { ok: 0, failed: 0 }, bytesCopied: 0 };
+
+/** The index of a local provider, opened once per process; an object-store index without a copy to serve is a 503. */
+export async function providerIndex(options: LocalOptions, logger?: Logger | null): Promise<LocalIndex> {
+  try {
+    return await sharedIndex(options.directory, options.mirror, logger ?? undefined);
+  } catch (error) {
+    if (error instanceof IndexUnavailableError) throw new ApiError(503, error.message);
+    throw error;
+  }
+}
 
 /** The query model, loaded once per process and model directory; null when searches rank by BM25. */
 interface QueryModel {
@@ -57,6 +95,8 @@ interface QueryModel {
 
 export function createLocalSearch(name: string, options: LocalOptions): SearchProvider & { start(logger: Logger): Promise<void>; close(): Promise<void> } {
   let model: QueryModel = { embedder: null, release: async () => {} };
+  const location = parseIndexLocation(options.directory);
+  const replicaOf = location.kind === 'object-store' ? location.uri : null;
   let logger: Logger | null = null;
   const said = new Set<string>();
   const fullTextOnly = (reason: string) => {
@@ -70,12 +110,20 @@ export function createLocalSearch(name: string, options: LocalOptions): SearchPr
     async start(startLogger) {
       logger = startLogger;
       model = await loadQueryModel(options.vectorModel, fullTextOnly);
+      // A replica starts copying the index at once, in the background: a large first copy must not
+      // hold the gateway's start, and /readyz says "degraded" until the copy has a version.
+      if (replicaOf !== null) {
+        void providerIndex(options, logger).catch((error: unknown) =>
+          logger?.warn('local index replica: no copy to serve yet; searches answer 503 until the store is reachable', { location: replicaOf, error: (error as Error).message }),
+        );
+      }
     },
     async close() {
       await model.release();
     },
+    indexReplica: replicaOf === null ? undefined : () => mirrorStatus(replicaOf) ?? { ...NOT_YET_MIRRORED, location: replicaOf, directory: options.mirror.directory },
     async search(call: SearchCall): Promise<SearchPage> {
-      const index = await sharedIndex(options.directory);
+      const index = await providerIndex(options, logger);
       const { hits, total } = await hybridSearch(
         index,
         {

@@ -217,6 +217,7 @@ function replicaReport(replica: MirrorStatus) {
     syncedSecondsAgo: secondsSince(replica.syncedAtMs),
     storeReachable: replica.lastError === null && replica.syncedAtMs !== null,
     syncs: replica.syncs,
+    bytesCopied: replica.bytesCopied,
   };
 }
 

@@ -142,6 +142,8 @@ export class IndexMirror {
   private async syncOnce(): Promise<boolean> {
     // Manifests first: every file a listed manifest names was in the store before it, so the listing
     // of the other files that follows includes them all.
+    // Only manifests: LanceDB's latest_version_hint.json beside them is rewritten in place, and a
+    // copy of it could name a version whose manifest is not here yet; without it LanceDB lists them.
     const manifests = (await this.store.list(VERSIONS)).filter((object) => manifestVersion(object.key) !== null);
     const local = await this.localFiles();
     const newest = newestManifest(manifests);

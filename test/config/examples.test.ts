@@ -28,6 +28,7 @@ const ENVIRONMENT: NodeJS.ProcessEnv = {
   TAVILY_API_KEY: 'tvly-key',
   DATABASE_URL: 'postgres://searchgate@db.internal:5432/searchgate',
   REDIS_URL: 'redis://cache.internal:6379',
+  INDEX_URI: 's3://search-index/prod',
 };
 
 const load = (file: string, env: NodeJS.ProcessEnv = ENVIRONMENT) => loadConfig({ ...env, SEARCHGATE_CONFIG: `${EXAMPLES}/${file}` });
@@ -36,6 +37,14 @@ test('every example config loads with its documented environment', (t) => {
   const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.yaml'));
   t.true(files.length >= 4, files.join(', '));
   for (const file of files) t.notThrows(() => load(file), file);
+});
+
+test('replicas on one object-store index: the local provider reads s3:// through a copy of its own, accounts and cache shared', (t) => {
+  const config = load('replicas-object-store.yaml');
+  t.like(config.providers.local, { type: 'local', directory: 's3://search-index/prod', mirror: { directory: 'data/index-mirror', pollIntervalMs: 15_000, storeTimeoutMs: 5000 } });
+  t.like(load('replicas-object-store.yaml', { ...ENVIRONMENT, MIRROR_DIR: '/var/lib/searchgate/mirror' }).providers.local, { mirror: { directory: '/var/lib/searchgate/mirror' } });
+  t.deepEqual(config.search.chain, ['local']);
+  t.like(config, { accounts: { store: 'postgres' }, cache: { backend: 'redis' } });
 });
 
 test('SearXNG + local reranker: SearXNG first, the local index behind it, SearXNG results reranked by the embedded model', (t) => {

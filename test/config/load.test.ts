@@ -103,13 +103,6 @@ test('the shipped config files are valid', (t) => {
       SECONDARY_URL: 'https://searchgate.internal',
     }),
   );
-  const replicas = loadConfig({
-    SEARCHGATE_CONFIG: 'config/examples/replicas-object-store.yaml',
-    INDEX_URI: 's3://search-index/prod',
-    DATABASE_URL: 'postgres://localhost/test',
-    REDIS_URL: 'redis://localhost:6379',
-  });
-  t.is((replicas.providers.local as Record<string, unknown>).directory, 's3://search-index/prod');
 });
 
 test('rerank.defaultModel must name a configured model', (t) => {

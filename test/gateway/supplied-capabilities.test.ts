@@ -95,9 +95,7 @@ test('text mode fills page text through the content chain when the search upstre
     await search.close();
     await content.close();
   });
-  const started = Date.now();
   const response = await gateway.post('/v1/web-search', { query: 'q', count: 4, contents: { text: { max_characters: 45 } } });
-  const elapsed = Date.now() - started;
   t.is(response.status, 200);
   const results = ((await response.json()) as any).data.webPages.value;
   t.is(results.length, 4, 'a page without text keeps its result');
@@ -107,6 +105,7 @@ test('text mode fills page text through the content chain when the search upstre
   t.is([...results[1].text].length, 45);
   t.true(results[3].text?.startsWith('Full text of https://allowed.example/3'), JSON.stringify(results[3]));
   for (const result of results) t.false('snippet' in result);
-  t.true(elapsed < 1200, `answered within the content budget, not after the slow page (${elapsed} ms)`);
-  t.false(slowReleased);
+  // Answered before the slow page was: the budget ended the wait (no wall-clock bound, which a
+  // loaded machine breaks; the slow page's own release is the clock).
+  t.false(slowReleased, 'answered only after the slow page');
 });

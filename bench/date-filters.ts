@@ -8,9 +8,14 @@
  *
  *   npm run bench:date-filters                         # 200k pages, 2,000 hosts
  *   npm run bench:date-filters -- --pages 20000        # a quick run
+ *   npm run bench:date-filters -- --index-dir DIR --reuse-index   # queries only, on the index a run left in DIR
  *
- * Flags: --pages N (200000) --hosts N (2000) --queries N (200) --index-dir DIR (a fresh temporary
- *        directory, removed at the end) --out FILE (bench/results/date-filters.json) --max-seconds S (3600)
+ * Comparing two builds (the labels before and after issue 20): build each one's index once with
+ * --index-dir, then run their queries in turn with --reuse-index, so that both see the same load.
+ *
+ * Flags: --pages N (200000) --hosts N (2000) --queries N (200) --index-dir DIR (kept; default a fresh
+ *        temporary directory, removed at the end) --reuse-index (skip the load when DIR holds --pages
+ *        pages) --out FILE (bench/results/date-filters.json) --max-seconds S (3600)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,6 +35,7 @@ const { values: flags } = parseArgs({
     hosts: { type: 'string', default: '2000' },
     queries: { type: 'string', default: '200' },
     'index-dir': { type: 'string' },
+    'reuse-index': { type: 'boolean', default: false },
     out: { type: 'string', default: resolve(REPO_ROOT, 'bench/results/date-filters.json') },
     'max-seconds': { type: 'string', default: '3600' },
   },
@@ -72,12 +78,15 @@ async function main(): Promise<void> {
   const index = await openLocalIndex(directory);
   try {
     const loadStarted = performance.now();
-    for (let start = 0; start < PAGES; start += LOAD_BATCH) {
-      await index.append(syntheticPages({ pages: Math.min(LOAD_BATCH, PAGES - start), hosts: HOSTS, ...DATES, firstPage: start }));
+    const reused = flags['reuse-index'] && (await index.stats()).documents === PAGES;
+    if (!reused) {
+      for (let start = 0; start < PAGES; start += LOAD_BATCH) {
+        await index.append(syntheticPages({ pages: Math.min(LOAD_BATCH, PAGES - start), hosts: HOSTS, ...DATES, firstPage: start }));
+      }
+      await index.fold({ keepVersionsMs: 0 });
     }
-    await index.fold({ keepVersionsMs: 0 });
-    const loadSeconds = round((performance.now() - loadStarted) / 1000, 1);
-    console.log(`${PAGES} pages on ${HOSTS} hosts loaded and folded in ${loadSeconds} s`);
+    const loadSeconds = reused ? null : round((performance.now() - loadStarted) / 1000, 1);
+    console.log(reused ? `${PAGES} pages in ${directory}, reused` : `${PAGES} pages on ${HOSTS} hosts loaded and folded in ${loadSeconds} s`);
 
     const random = seededRandom(20261126);
     // Words of middling frequency: each query matches a few hundred to a few thousand pages.

@@ -212,7 +212,11 @@ async function main(): Promise<void> {
   try {
     if (STORE === 's3') {
       let endpoint = flags.endpoint;
-      if (!endpoint) ({ endpoint, process: moto } = await startMoto());
+      if (!endpoint) {
+        ({ endpoint, process: moto } = await startMoto());
+        // The watchdog ends the process with exit(): the server must not outlive it.
+        process.once('exit', () => moto?.kill());
+      }
       proxy = new CountingProxy(new URL(endpoint), LATENCY_MS);
       Object.assign(process.env, {
         AWS_ENDPOINT_URL: await proxy.listen(),

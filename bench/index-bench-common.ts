@@ -1,12 +1,15 @@
 /**
- * What several benchmarks share: the machine description their reports carry, a watchdog, and the
- * 243k-page bench corpus (../shared/tools), built once under the work directory, never in the repo.
+ * What several benchmarks share: the machine description their reports carry, a watchdog, the
+ * 243k-page bench corpus (../shared/tools), built once under the work directory, never in the repo,
+ * and a synthetic corpus of any size, number of hosts and span of dates, made in memory.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { IndexedPage } from '../src/local/types.js';
+import { seededRandom } from '../src/util/random.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -120,4 +123,68 @@ export function processMemory(pid: number): { rss: number; peak: number } | null
   } catch {
     return null;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A synthetic corpus
+
+export interface SyntheticCorpusOptions {
+  pages: number;
+  /** Hosts to draw from; each third one is a subdomain of the site before it. */
+  hosts: number;
+  /** Publication dates are spread uniformly, to the millisecond, over [fromMs, toMs); 2 % of pages have none. */
+  fromMs: number;
+  toMs: number;
+  seed?: number;
+  /** The first page's number: a second call with another offset makes further pages of the same corpus. */
+  firstPage?: number;
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'da', 'pe', 'gu', 'zo', 'ba', 'fe', 'hi', 'ju'];
+const TLDS = ['com', 'org', 'net', 'io', 'de', 'co.uk'];
+
+/** The synthetic corpus's vocabulary: pseudo-words of two to four syllables, the most frequent first. */
+export const SYNTHETIC_VOCABULARY: readonly string[] = Array.from({ length: 4000 }, (_, n) => {
+  const parts: string[] = [];
+  for (let rest = n + SYLLABLES.length; rest > 0; rest = Math.floor(rest / SYLLABLES.length)) parts.push(SYLLABLES[rest % SYLLABLES.length]!);
+  return parts.join('');
+});
+
+/** Host `n`: a site of its own under one of a few TLDs, every third one a subdomain of the previous site. */
+export function syntheticHost(n: number): string {
+  const siteNumber = n % 3 === 2 ? n - 1 : n;
+  const site = `site${siteNumber}.${TLDS[siteNumber % TLDS.length]}`;
+  return n % 3 === 2 ? `blog.${site}` : site;
+}
+
+/**
+ * Pages of random text (skewed word frequencies, so queries have common and rare words), on up to
+ * `hosts` hosts of skewed sizes (the smallest may get no page), dated over a span of years. The same
+ * options give the same pages on every machine.
+ */
+export function syntheticPages(options: SyntheticCorpusOptions): IndexedPage[] {
+  const firstPage = options.firstPage ?? 0;
+  const random = seededRandom((options.seed ?? 20261126) + firstPage);
+  const word = () => SYNTHETIC_VOCABULARY[Math.floor(SYNTHETIC_VOCABULARY.length * random() ** 3)]!;
+  const words = (count: number) => Array.from({ length: count }, word).join(' ');
+  const pages: IndexedPage[] = [];
+  for (let n = firstPage; n < firstPage + options.pages; n++) {
+    // A crawl's sites are of very unequal sizes: a few big ones (host 0 holds ~8 % of 2,000 hosts' pages), a long tail.
+    const host = syntheticHost(Math.floor(options.hosts * random() ** 3));
+    const published = random() < 0.02 ? null : new Date(options.fromMs + Math.floor(random() * (options.toMs - options.fromMs)));
+    const text = words(60 + Math.floor(random() * 140));
+    const url = `https://${host}/page/${n}`;
+    pages.push({
+      url,
+      canonicalUrl: url,
+      title: words(3 + Math.floor(random() * 5)),
+      text,
+      datePublished: published?.toISOString() ?? null,
+      domain: host,
+      language: 'en',
+      fetchedAt: '2026-11-26T00:00:00.000Z',
+      contentHash: `synthetic-${n}-${text.length}`,
+    });
+  }
+  return pages;
 }

@@ -124,13 +124,8 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
   let labelled: LabelledQuery[];
   try {
     progress(`indexing ${corpus.length} documents with vectors of ${loaded.embedder.model} into ${directory}`);
-    const writer = await IndexWriter.open(index, { embedder: loaded.embedder });
     const fetchedAt = new Date().toISOString();
-    for (const document of corpus) {
-      await writer.ready();
-      void writer.add(asPage(document, fetchedAt)).catch(() => {});
-    }
-    const counters = await writer.close();
+    const counters = await IndexWriter.writeAll(index, corpus.map((document) => asPage(document, fetchedAt)), { embedder: loaded.embedder });
     progress(`indexed: ${counters.written} written, ${counters.unchanged} already in, in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
     const queries = [

@@ -101,9 +101,9 @@ export interface StoredPageState {
 
 export interface LocalIndex {
   /**
-   * Adds or replaces pages by canonicalUrl and makes them searchable before it resolves: for a few
-   * pages at a time (a fetched page). Bulk writers go through an IndexWriter (writer.ts), which
-   * appends and folds on its own schedule.
+   * Adds or replaces pages by canonicalUrl and makes them searchable before it resolves, by a fold
+   * of its own: for tests and one-off writes. The gateway and the CLI write through an IndexWriter
+   * (writer.ts), which appends and folds on its own schedule.
    */
   upsert(pages: Array<IndexedPage | EmbeddedPage>): Promise<void>;
   /**

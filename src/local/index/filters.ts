@@ -4,9 +4,15 @@
  * unfiltered top-k.
  *
  * Each page carries filter labels in a label-list (bitmap) column: its host and parent domains as
- * reversed host keys, and its publication year, month and day. A filter is then a union or
- * complement of a few bitmaps. Range predicates over B-trees had to list every row in range: at
- * 243k pages excluding the three biggest domains cost ~10 ms per query that way, ~0.2 ms as labels.
+ * reversed host keys, and its publication year and month. A filter is then a union or complement of
+ * a few bitmaps. Range predicates over B-trees had to list every row in range: at 243k pages
+ * excluding the three biggest domains cost ~10 ms per query that way, ~0.2 ms as labels.
+ *
+ * Days have no labels: a fold reads the label index one value at a time (one request per distinct
+ * label on an object store, docs/benchmarks.md "The fold on an object store"), and ten years of day
+ * labels are ~3,650 values against ~130 for years and months. The days of a window's partly covered
+ * months are a B-tree range over publishedAtMs instead, which lists at most a month of rows at
+ * each end. Rows written before carry a day label as well; no query reads it.
  */
 import type { IndexQuery } from '../types.js';
 
@@ -44,18 +50,15 @@ export function hostSuffixKeys(domain: string): string[] {
   return labels.map((_, depth) => labels.slice(0, depth + 1).join('.') + '.');
 }
 
-const DAY_MS = 86_400_000;
-
 // Date labels contain ":", which no host key does, so the two kinds never collide.
 const yearLabel = (date: Date) => `y:${date.getUTCFullYear()}`;
 const monthLabel = (date: Date) => `${yearLabel(date)}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
-const dayLabel = (date: Date) => `${monthLabel(date)}-${String(date.getUTCDate()).padStart(2, '0')}`;
 
-/** The publication year, month and day (UTC) of a page, e.g. "y:2024", "y:2024-05", "y:2024-05-14". */
+/** The publication year and month (UTC) of a page, e.g. "y:2024", "y:2024-05". */
 export function publicationLabels(publishedAtMs: number | null): string[] {
   if (publishedAtMs === null) return [];
   const date = new Date(publishedAtMs);
-  return [yearLabel(date), monthLabel(date), dayLabel(date)];
+  return [yearLabel(date), monthLabel(date)];
 }
 
 /** Every filter label of a page: host suffix keys and publication date labels. */
@@ -63,41 +66,45 @@ export function filterLabels(domain: string, publishedAtMs: number | null): stri
   return [...hostSuffixKeys(domain), ...publicationLabels(publishedAtMs)];
 }
 
-const startOfUtcDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+function startOfUtcMonth(ms: number): number {
+  const date = new Date(ms);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+function startOfNextUtcMonth(ms: number): number {
+  const date = new Date(ms);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
 
 /**
- * Splits a window into the whole UTC days inside it, named by as few labels as possible (whole
- * years, then whole months, then days), and the pieces of partly covered days at its two ends,
- * which stay millisecond ranges.
+ * Splits a window into the whole UTC months inside it, named by as few labels as possible (whole
+ * years, then months), and the parts of partly covered months at its two ends, which stay
+ * millisecond ranges.
  */
 export function splitWindow(window: { fromMs: number; toMs: number }): {
   labels: string[];
   ranges: { fromMs: number; toMs: number }[];
 } {
-  const firstWholeDay = Math.ceil(window.fromMs / DAY_MS) * DAY_MS;
-  const endOfWholeDays = startOfUtcDay(window.toMs);
-  if (firstWholeDay >= endOfWholeDays) {
+  const firstWholeMonth = startOfUtcMonth(window.fromMs) === window.fromMs ? window.fromMs : startOfNextUtcMonth(window.fromMs);
+  const endOfWholeMonths = startOfUtcMonth(window.toMs);
+  if (firstWholeMonth >= endOfWholeMonths) {
     return { labels: [], ranges: window.fromMs < window.toMs ? [window] : [] };
   }
   const labels: string[] = [];
-  for (let day = firstWholeDay; day < endOfWholeDays; ) {
-    const date = new Date(day);
+  for (let month = firstWholeMonth; month < endOfWholeMonths; ) {
+    const date = new Date(month);
     const nextYear = Date.UTC(date.getUTCFullYear() + 1, 0, 1);
-    const nextMonth = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-    if (date.getUTCMonth() === 0 && date.getUTCDate() === 1 && nextYear <= endOfWholeDays) {
+    if (date.getUTCMonth() === 0 && nextYear <= endOfWholeMonths) {
       labels.push(yearLabel(date));
-      day = nextYear;
-    } else if (date.getUTCDate() === 1 && nextMonth <= endOfWholeDays) {
-      labels.push(monthLabel(date));
-      day = nextMonth;
+      month = nextYear;
     } else {
-      labels.push(dayLabel(date));
-      day += DAY_MS;
+      labels.push(monthLabel(date));
+      month = startOfNextUtcMonth(month);
     }
   }
   const ranges = [
-    { fromMs: window.fromMs, toMs: firstWholeDay },
-    { fromMs: endOfWholeDays, toMs: window.toMs },
+    { fromMs: window.fromMs, toMs: firstWholeMonth },
+    { fromMs: endOfWholeMonths, toMs: window.toMs },
   ].filter((range) => range.fromMs < range.toMs);
   return { labels, ranges };
 }
@@ -112,9 +119,10 @@ function anyDomainPredicate(domains: readonly string[]): string | null {
 }
 
 /**
- * Half-open [fromMs, toMs). Whole days go by labels; the ends of a window that does not start or end
- * at midnight UTC (the rolling presets) by a B-tree range, which is cheap over less than a day. A
- * page without a date has no date label and a NULL publishedAtMs, so no window matches it.
+ * Half-open [fromMs, toMs). Whole months go by labels; the rest at each end (a window that does not
+ * start or end at the start of a UTC month: rolling presets, day ranges) by a B-tree range, which
+ * lists less than a month of rows. A page without a date has no date label and a NULL
+ * publishedAtMs, so no window matches it.
  */
 function windowPredicate(window: NonNullable<IndexQuery['window']>): string {
   if (!Number.isFinite(window.fromMs) || !Number.isFinite(window.toMs)) {

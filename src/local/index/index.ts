@@ -10,8 +10,9 @@
  *   when a fold merges them into the indexes; only then are the rows they supersede deleted, so an
  *   updated page keeps its old version searchable meanwhile instead of vanishing. Searches read
  *   indexed rows only (LanceDB's flat scan of unindexed rows costs ~0.5 ms per row per query). A
- *   fold's cost grows with the index, so bulk writers (writer.ts) fold once per run or per many
- *   thousand rows; upsert() folds at once, for the few pages a gateway adds.
+ *   fold's cost grows with the index (and on an object store with its distinct filter labels), so
+ *   writers go through an IndexWriter (writer.ts), which folds once per run, per many thousand rows
+ *   or per minute of trickling pages; upsert() folds at once, for tests and one-off writes.
  * - Vectors: each page may carry the vectors of its windows (issue 17). The first window's vector is
  *   the `vector` column, served by an IVF-PQ index once the table is large enough to need one; the
  *   others are kept beside it for scoring a page by its best window. An index built before vectors

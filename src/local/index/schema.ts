@@ -13,7 +13,9 @@ export const PAGES_TABLE = 'pages';
  * Bumped when the table's layout changes, so an old directory is recognised rather than misread.
  * The vector columns are an optional extension of layout 2: an index written before them has none,
  * is searched by BM25 alone, and gains them (null until re-embedded) when a writer with a model
- * next writes to it.
+ * next writes to it. Rows written before date labels stopped at the month also carry a day label
+ * ("y:2024-05-14"): the filters read years and months only, which mean the same in both, so such an
+ * index is read as it is (its folds pay for the old day labels until those pages are written again).
  */
 export const SCHEMA_VERSION = '2';
 export const SCHEMA_VERSION_KEY = 'searchgate.schemaVersion';

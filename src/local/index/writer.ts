@@ -147,6 +147,26 @@ export class IndexWriter {
     return new IndexWriter(index, embedder, known, options);
   }
 
+  /**
+   * Writes a batch job's pages through a writer and closes it, so they are appended in batches and
+   * folded on the writer's schedule (once, at the end, for fewer than foldEveryPages); throws when a
+   * batch failed.
+   */
+  static async writeAll(index: LocalIndex, pages: Iterable<IndexedPage>, options: WriterOptions = {}): Promise<Readonly<WriterCounters>> {
+    const writer = await IndexWriter.open(index, options);
+    try {
+      for (const page of pages) {
+        await writer.ready();
+        // A failed batch fails the writer: ready() rejects for the pages after it, the check below for the last.
+        void writer.add(page).catch(() => {});
+      }
+    } finally {
+      await writer.close();
+    }
+    if (writer.failure) throw writer.failure;
+    return writer.counters;
+  }
+
   /** Resolves when the page is appended (searchable after the next fold); rejects when its batch failed. */
   add(page: IndexedPage): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
@@ -174,15 +194,17 @@ export class IndexWriter {
   /**
    * Appends what is left and folds it in: every page added is searchable when this resolves. Then,
    * once readers have had time to move to the new version, the versions the run left behind are
-   * deleted, so the index ends at its own size.
+   * deleted, so the index ends at its own size (with keepVersionsMs 0 the fold itself did that).
    */
   async close(): Promise<Readonly<WriterCounters>> {
     await this.flush();
     clearTimeout(this.foldTimer);
     if (this.appendedSinceFold.size > 0 || (await this.index.unindexedRows()) > 0) {
       await this.fold();
-      await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.keepVersionsMs, READERS_CATCH_UP_MS)));
-      await this.index.fold({ keepVersionsMs: 0 });
+      if (this.options.keepVersionsMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.keepVersionsMs, READERS_CATCH_UP_MS)));
+        await this.index.fold({ keepVersionsMs: 0 });
+      }
     }
     return this.counters;
   }

@@ -128,6 +128,83 @@ test('a window that does not start or end at midnight (a rolling preset) is exac
   ]);
 });
 
+/** Instants at and around the boundaries a window is split at: days, months, years, to the millisecond. */
+const BOUNDARY_INSTANTS = [
+  '2023-12-31T23:59:59.999Z',
+  '2024-01-01T00:00:00.000Z',
+  '2024-01-14T23:59:59.999Z',
+  '2024-01-15T00:00:00.000Z',
+  '2024-01-15T11:59:59.999Z',
+  '2024-01-15T12:00:00.000Z',
+  '2024-01-31T23:59:59.999Z',
+  '2024-02-01T00:00:00.000Z',
+  '2024-02-29T12:00:00.000Z',
+  '2024-03-01T00:00:00.000Z',
+  '2024-07-04T04:04:04.004Z',
+  '2024-12-31T12:00:00.000Z',
+  '2024-12-31T23:59:59.999Z',
+  '2025-01-01T00:00:00.000Z',
+  '2025-06-15T05:59:59.999Z',
+  '2025-06-15T06:00:00.000Z',
+  '2025-06-19T23:59:59.999Z',
+  '2025-06-20T00:00:00.000Z',
+];
+
+/** Windows that start and end mid-month, mid-day, on month and year boundaries, and span years. */
+const BOUNDARY_WINDOWS: [string, string][] = [
+  ['2024-01-15T00:00:00.000Z', '2025-06-20T00:00:00.000Z'],
+  ['2024-01-15T12:00:00.000Z', '2025-06-15T06:00:00.000Z'],
+  ['2023-12-31T23:59:59.999Z', '2025-01-01T00:00:00.001Z'],
+  ['2024-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'],
+  ['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z'],
+  ['2024-02-01T00:00:00.000Z', '2024-02-29T12:00:00.001Z'],
+  ['2024-01-15T00:00:00.000Z', '2024-01-15T12:00:00.000Z'],
+  ['2024-12-31T12:00:00.000Z', '2025-01-01T00:00:00.001Z'],
+  ['2024-01-31T23:59:59.999Z', '2024-02-01T00:00:00.001Z'],
+  ['2024-01-14T23:59:59.999Z', '2024-12-31T23:59:59.999Z'],
+];
+
+async function expectWindowsExact(t: Parameters<typeof temporaryDirectory>[0], index: LocalIndex, pages: readonly IndexedPage[]) {
+  for (const [from, to] of BOUNDARY_WINDOWS) {
+    const window = { fromMs: Date.parse(from), toMs: Date.parse(to) };
+    const expected = pages
+      .filter((dated) => dated.datePublished !== null && Date.parse(dated.datePublished) >= window.fromMs && Date.parse(dated.datePublished) < window.toMs)
+      .map((dated) => dated.url)
+      .sort();
+    t.deepEqual(await urlsFound(index, 'ibex', { window, limit: 50 }), expected, `[${from}, ${to})`);
+  }
+}
+
+test('windows that start or end mid-month, mid-day or on a boundary, within a month or across years, are exact to the millisecond', async (t) => {
+  const pages = [
+    ...BOUNDARY_INSTANTS.map((iso) => page(`https://when.example/${iso}`, { datePublished: iso, text: 'ibex seen' })),
+    page('https://when.example/undated', { text: 'ibex seen' }),
+  ];
+  const { index } = await openWith(t, pages);
+  await expectWindowsExact(t, index, pages);
+});
+
+test('rows written when pages also had day labels are found by the same windows, beside rows without them', async (t) => {
+  const directory = await temporaryDirectory(t);
+  const index = await openLocalIndex(directory, { readConsistencyMs: 0 });
+  t.teardown(() => index.close());
+  const newer = BOUNDARY_INSTANTS.map((iso) => page(`https://new.example/${iso}`, { datePublished: iso, text: 'ibex now' }));
+  const older = BOUNDARY_INSTANTS.map((iso) => page(`https://old.example/${iso}`, { datePublished: iso, text: 'ibex then' }));
+  await index.upsert(newer);
+  // The rows the previous version wrote: the same labels and a day label ("y:2024-01-15") after them.
+  const connection = await lancedb.connect(directory);
+  const table = await connection.openTable(PAGES_TABLE);
+  const oldRows = older.map((old) => {
+    const row = toRow(old, Date.now() * 1000, false);
+    return { ...row, filterLabels: [...row.filterLabels, `y:${old.datePublished!.slice(0, 10)}`] };
+  });
+  await table.add(lancedb.makeArrowTable(oldRows as unknown as Record<string, unknown>[], { schema: pageSchema(null) }));
+  table.close();
+  connection.close();
+  await index.fold();
+  await expectWindowsExact(t, index, [...newer, ...older]);
+});
+
 test('a term in the title beats the same term once in a long body', async (t) => {
   const { index } = await openWith(t, [
     page('https://body.example/long', { title: 'Island wildlife', text: `${filler(400)} quokka ${filler(400)}` }),

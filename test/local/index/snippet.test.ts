@@ -1,6 +1,5 @@
-/** The pieces of the index that need no disk: snippets, word matching, filter predicates. */
+/** Snippets and word matching: pieces of the index that need no disk. */
 import test from 'ava';
-import { filterLabels, filterPredicate, hostSuffixKeys, reversedHostKey, splitWindow, sqlString } from '../../../src/local/index/filters.js';
 import { buildSnippet } from '../../../src/local/index/snippet.js';
 import { queryStems, StemMatcher } from '../../../src/local/index/terms.js';
 import { filler } from './helpers.js';
@@ -63,66 +62,4 @@ test('snippets count code points and never split a surrogate pair', (t) => {
 test('unspaced text is still cut to length', (t) => {
   const snippet = snippetFor('x'.repeat(5000) + 'quokka', 'quokka');
   t.true(codePoints(snippet) <= 250);
-});
-
-test("a page's host suffix keys hold its domain's key when it is that domain or a subdomain, and only then", (t) => {
-  t.is(reversedHostKey('docs.example.com'), 'com.example.docs.');
-  t.is(reversedHostKey('WWW.Example.COM.'), 'com.example.');
-  t.deepEqual(hostSuffixKeys('docs.example.com'), ['com.', 'com.example.', 'com.example.docs.']);
-  t.true(hostSuffixKeys('a.b.example.com').includes(reversedHostKey('example.com')));
-  t.true(hostSuffixKeys('example.com').includes(reversedHostKey('www.example.com')));
-  t.false(hostSuffixKeys('badexample.com').includes(reversedHostKey('example.com')));
-  t.false(hostSuffixKeys('example.com').includes(reversedHostKey('docs.example.com')));
-});
-
-test('filter predicates quote literals and combine include, exclude and the date window', (t) => {
-  t.is(sqlString("it's"), "'it''s'");
-  t.is(filterPredicate({ includeDomains: [], excludeDomains: [], window: null }), null);
-  const predicate = filterPredicate({
-    includeDomains: ['example.com', ' '],
-    excludeDomains: ["o'hara.example.com"],
-    window: { fromMs: Date.UTC(2024, 0, 1), toMs: Date.UTC(2024, 0, 2) },
-  });
-  t.is(
-    predicate,
-    "array_has_any(filterLabels, ['com.example.']) AND " +
-      "NOT array_has_any(filterLabels, ['com.example.o''hara.']) AND " +
-      "array_has_any(filterLabels, ['y:2024-01-01'])",
-  );
-});
-
-test('pages carry their host suffixes and publication year, month and day as filter labels', (t) => {
-  t.deepEqual(filterLabels('docs.example.com', Date.UTC(2024, 4, 14, 23, 59, 59, 999)), [
-    'com.',
-    'com.example.',
-    'com.example.docs.',
-    'y:2024',
-    'y:2024-05',
-    'y:2024-05-14',
-  ]);
-  t.deepEqual(filterLabels('example.com', null), ['com.', 'com.example.']);
-});
-
-test('a window splits into whole years, months and days, and millisecond ranges for partial days', (t) => {
-  const utc = (...parts: [number, number, number, number?, number?]) => Date.UTC(...parts);
-  t.deepEqual(splitWindow({ fromMs: utc(2020, 0, 1), toMs: utc(2027, 0, 1) }), {
-    labels: ['y:2020', 'y:2021', 'y:2022', 'y:2023', 'y:2024', 'y:2025', 'y:2026'],
-    ranges: [],
-  });
-  t.deepEqual(splitWindow({ fromMs: utc(2023, 10, 29), toMs: utc(2025, 1, 2) }), {
-    labels: ['y:2023-11-29', 'y:2023-11-30', 'y:2023-12', 'y:2024', 'y:2025-01', 'y:2025-02-01'],
-    ranges: [],
-  });
-  t.deepEqual(splitWindow({ fromMs: utc(2024, 0, 1, 12), toMs: utc(2024, 0, 3, 6) }), {
-    labels: ['y:2024-01-02'],
-    ranges: [
-      { fromMs: utc(2024, 0, 1, 12), toMs: utc(2024, 0, 2) },
-      { fromMs: utc(2024, 0, 3), toMs: utc(2024, 0, 3, 6) },
-    ],
-  });
-  t.deepEqual(splitWindow({ fromMs: utc(2024, 0, 1, 6), toMs: utc(2024, 0, 1, 18) }), {
-    labels: [],
-    ranges: [{ fromMs: utc(2024, 0, 1, 6), toMs: utc(2024, 0, 1, 18) }],
-  });
-  t.deepEqual(splitWindow({ fromMs: utc(2024, 0, 2), toMs: utc(2024, 0, 2) }), { labels: [], ranges: [] });
 });

@@ -16,7 +16,7 @@
  *   npm run bench:fold-store -- --latency-ms 20                    # a store 20 ms away
  *   npm run bench:fold-store -- --store local                      # the same on local disk
  *
- * Flags: --moto-server PATH (env SEARCHGATE_MOTO_SERVER, else /tmp/moto-venv/bin/moto_server)
+ * Flags: --moto-server PATH (env SEARCHGATE_MOTO_SERVER, else the s3-server venv of scripts/client-venvs.sh)
  *        --endpoint URL (use a running S3-compatible server instead of starting moto) --port N (5077)
  *        --sizes N,N (10000,50000) --hosts N,N (300) --delta N (200) --rounds R (2) --latency-ms MS (0)
  *        --store s3|local (s3) --out FILE (bench/results/fold-store.json) --max-seconds S (7200)
@@ -31,12 +31,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { publicationLabels, hostSuffixKeys, filterLabels } from '../src/local/index/filters.js';
 import { openLocalIndex } from '../src/local/index/index.js';
-import { machineDescription, startWatchdog, syntheticPages } from './index-bench-common.js';
+import { machineDescription, motoServerPath, startWatchdog, syntheticPages } from './index-bench-common.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: flags } = parseArgs({
   options: {
-    'moto-server': { type: 'string', default: process.env.SEARCHGATE_MOTO_SERVER ?? '/tmp/moto-venv/bin/moto_server' },
+    'moto-server': { type: 'string', default: process.env.SEARCHGATE_MOTO_SERVER },
     endpoint: { type: 'string' },
     port: { type: 'string', default: '5077' },
     sizes: { type: 'string', default: '10000,50000' },
@@ -65,7 +65,7 @@ const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 
 // The store and the counting proxy in front of it
 
 async function startMoto(): Promise<{ endpoint: string; process: ChildProcess }> {
-  const child = spawn(flags['moto-server']!, ['-H', '127.0.0.1', '-p', flags.port!], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(flags['moto-server'] ?? motoServerPath(), ['-H', '127.0.0.1', '-p', flags.port!], { stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.resume();
   const endpoint = `http://127.0.0.1:${flags.port}`;
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -202,10 +202,7 @@ async function run(location: string, pages: number, hosts: number, proxy: Counti
 async function main(): Promise<void> {
   startWatchdog(Number(flags['max-seconds']), 'fold-store');
   const machine = machineDescription();
-  // openLocalIndex creates its location as a local directory first; until s3:// locations are
-  // accepted as such (issue 20, item 1) that stray directory lands in a scratch directory.
   const scratch = mkdtempSync(join(os.tmpdir(), 'searchgate-fold-store-'));
-  process.chdir(scratch);
   let moto: ChildProcess | null = null;
   let proxy: CountingProxy | null = null;
   const results = [];
@@ -239,7 +236,6 @@ async function main(): Promise<void> {
   } finally {
     proxy?.close();
     moto?.kill();
-    process.chdir(REPO_ROOT);
     rmSync(scratch, { recursive: true, force: true });
   }
   const report = {

@@ -23,7 +23,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { ensureCorpus, machineDescription, startWatchdog } from './index-bench-common.js';
+import { ensureCorpus, machineDescription, motoServerPath, startWatchdog } from './index-bench-common.js';
 import { percentile } from './latency.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -58,7 +58,13 @@ async function freePort(): Promise<number> {
 
 function directoryBytes(directory: string): number {
   let total = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true, recursive: true })) if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  for (const entry of readdirSync(directory, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    // A sync may rename or remove a file between the listing and the stat.
+    try {
+      total += statSync(join(entry.parentPath, entry.name)).size;
+    } catch {}
+  }
   return total;
 }
 
@@ -94,11 +100,8 @@ function cli(args: string[], env: NodeJS.ProcessEnv): number {
 }
 
 async function startMoto(): Promise<{ endpoint: string; child: ChildProcess }> {
-  const printed = execFileSync('bash', [join(REPO_ROOT, 'scripts/client-venvs.sh'), '--print'], { encoding: 'utf8' });
-  const python = /^s3-server: (.+)$/m.exec(printed)?.[1];
-  if (!python) throw new Error('no s3-server venv: run bash scripts/client-venvs.sh');
   const port = await freePort();
-  const child = spawn(join(dirname(python), 'moto_server'), ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  const child = spawn(motoServerPath(), ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
   await until(async () => ((await fetch(endpoint)).ok ? true : undefined), 30_000, 'moto_server');
   await fetch(`${endpoint}/${BUCKET}`, { method: 'PUT' });

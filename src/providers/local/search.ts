@@ -9,6 +9,7 @@
  * index ranks by BM25, and the log says once why and how to add them.
  */
 import { freshnessWindow } from '../../api/freshness.js';
+import { leadingWords } from '../../gateway/text.js';
 import type { Logger } from '../../server/logger.js';
 import { hybridSearch, retrievalWeights } from '../../local/index/hybrid.js';
 import type { IndexEmbedder } from '../../local/index/embedder.js';
@@ -32,6 +33,13 @@ export interface LocalOptions {
   vectorModel: string;
   /** Candidates each leg (full text, vectors) brings to the calibrated scorer. */
   candidates: number;
+  /**
+   * The query's first this many characters (whole words) are what the index looks for. The full-text
+   * leg's memory grows with the query's terms, and the native allocator keeps it: a 330 KB query
+   * took 240 MB that stayed (docs/benchmarks.md, "Memory under hostile traffic"). The query vector
+   * reads only its first 128 tokens anyway.
+   */
+  maxQueryCharacters: number;
 }
 
 export const localOptionsSchema = {
@@ -46,6 +54,7 @@ export const localOptionsSchema = {
     allowPrivateNetworks: { type: 'boolean', default: false },
     vectorModel: { type: 'string', minLength: 1, default: DEFAULT_RERANK_MODEL_DIRECTORY },
     candidates: { type: 'integer', minimum: 1, maximum: 1000, default: 40 },
+    maxQueryCharacters: { type: 'integer', minimum: 16, default: 2048 },
   },
 } as const;
 
@@ -79,7 +88,7 @@ export function createLocalSearch(name: string, options: LocalOptions): SearchPr
       const { hits, total } = await hybridSearch(
         index,
         {
-          query: call.query,
+          query: leadingWords(call.query, options.maxQueryCharacters),
           limit: call.count,
           offset: call.offset,
           includeDomains: call.includeDomains,

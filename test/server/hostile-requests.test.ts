@@ -38,9 +38,9 @@ const VENDOR_SHAPES: Record<string, Shape> = {
   '/mcp': (body) => body.jsonrpc === '2.0' && Number.isInteger(body.error?.code) && text(body.error?.message),
 };
 
-/** The shape a path's errors take; as the gateway decides it, by prefix and in any letter case. */
+/** The shape a path's errors take; as the gateway decides it, by prefix, in any letter case, doubled slashes as one. */
 function shapeOf(path: string): { name: string; shape: Shape } {
-  const lower = path.split('?')[0]!.toLowerCase();
+  const lower = path.split('?')[0]!.toLowerCase().replace(/\/{2,}/g, '/');
   const prefix = Object.keys(VENDOR_SHAPES).find((candidate) => lower === candidate || lower.startsWith(`${candidate}/`));
   return prefix ? { name: prefix, shape: VENDOR_SHAPES[prefix]! } : { name: 'spec', shape: specBody };
 }

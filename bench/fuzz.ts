@@ -20,14 +20,14 @@
  *        --no-bad-encodings (leave out bodies that do not decompress) --out FILE (bench/results/fuzz.json)
  */
 import http from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { hostileRequest, sendHostile, type HostileRequest } from '../test/helpers/hostile-requests.js';
 import { machineDescription, startWatchdog } from './index-bench-common.js';
-import { buildIndex, embeddedDefaultConfig, loadAverage, memoryGauges, memoryMap, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
+import { buildIndex, embeddedDefaultConfig, finishRun, loadAverage, memoryGauges, memoryMap, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
 
 const { values } = parseArgs({
   options: {
@@ -172,9 +172,5 @@ async function measure(variant: Variant) {
 
 const results = [];
 for (const variant of variantsToRun()) results.push(await measure(variant));
-rmSync(work, { recursive: true, force: true });
-const report = { date: new Date().toISOString(), machine: machineDescription(), n: N, concurrency: CONCURRENCY, seed: SEED, maxBodyBytes: MAX_BODY_BYTES, results };
-mkdirSync(dirname(values.out!), { recursive: true });
-writeFileSync(values.out!, `${JSON.stringify(report, null, 1)}\n`);
-console.log(`wrote ${values.out}`);
+finishRun(work, values.out!, { date: new Date().toISOString(), machine: machineDescription(), n: N, concurrency: CONCURRENCY, seed: SEED, maxBodyBytes: MAX_BODY_BYTES, results });
 process.exit(0);

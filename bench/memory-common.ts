@@ -4,7 +4,7 @@
  * sampled from /proc, a few of its own gauges read from /metrics, and the machine's load.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -192,4 +192,12 @@ export function memoryMap(pid: number): Record<string, number> | null {
     else totals.other += bytes;
   }
   return { heap: mib(totals.heap), anonymous: mib(totals.anonymous), files: mib(totals.files), other: mib(totals.other), largeAnonymousMappings: totals.largeAnonymousMappings };
+}
+
+/** Ends a run: its work folder removed, the report written as JSON to `out`. */
+export function finishRun(work: string, out: string, report: object): void {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(report, null, 1)}\n`);
+  console.log(`wrote ${out}`);
 }

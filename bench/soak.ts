@@ -9,28 +9,28 @@
  * with the baseline, the peak, and the slope per minute over the second half of the run (a leak
  * shows as a slope that stays above zero once caches are full).
  *
- *   npm run bench:soak                                  # 5 minutes at 20 requests/s
+ *   npm run bench:soak                                  # 5 minutes at 8 requests/s
  *   npm run bench:soak -- --minutes 30 --rps 40 --out /tmp/soak.json
  *   npm run bench:soak -- --baseline-dist /tmp/base/dist   # the base build first, then this one
  *
- * Flags: --minutes M (5) --rps R (20) --hostile-share F (0.3) --max-in-flight K (16) --sample-ms MS (5000)
+ * Flags: --minutes M (5) --rps R (8) --hostile-share F (0.3) --max-in-flight K (16) --sample-ms MS (5000)
  *        --seed S (18) --pages P (600) --model DIR --baseline-dist DIR --out FILE (bench/results/soak.json)
  */
 import http from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { seededRandom } from '../src/util/random.js';
 import { filler, hostileRequest, sendHostile, type HostileRequest } from '../test/helpers/hostile-requests.js';
 import { linearFit, machineDescription, startWatchdog } from './index-bench-common.js';
-import { buildIndex, embeddedDefaultConfig, loadAverage, memoryGauges, memoryMap, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
+import { buildIndex, embeddedDefaultConfig, finishRun, loadAverage, memoryGauges, memoryMap, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
 
 const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '5' },
-    rps: { type: 'string', default: '20' },
+    rps: { type: 'string', default: '8' },
     'hostile-share': { type: 'string', default: '0.3' },
     'max-in-flight': { type: 'string', default: '16' },
     'sample-ms': { type: 'string', default: '5000' },
@@ -166,9 +166,5 @@ async function soak(name: string, dist: string) {
 const results = [];
 if (values['baseline-dist']) results.push(await soak('baseline', resolve(values['baseline-dist'])));
 results.push(await soak('this build', THIS_DIST));
-rmSync(work, { recursive: true, force: true });
-const report = { date: new Date().toISOString(), machine: machineDescription(), rps: RPS, hostileShare: HOSTILE_SHARE, maxInFlight: MAX_IN_FLIGHT, seed: SEED, results };
-mkdirSync(dirname(values.out!), { recursive: true });
-writeFileSync(values.out!, `${JSON.stringify(report, null, 1)}\n`);
-console.log(`wrote ${values.out}`);
+finishRun(work, values.out!, { date: new Date().toISOString(), machine: machineDescription(), rps: RPS, hostileShare: HOSTILE_SHARE, maxInFlight: MAX_IN_FLIGHT, seed: SEED, results });
 process.exit(0);

@@ -114,6 +114,15 @@ export function ensureCorpus(workDir: string, options: { installPackages: boolea
 }
 
 
+/** Least-squares line through the points: y ≈ intercept + slope × x. */
+export function linearFit(points: readonly [number, number][]) {
+  const n = points.length;
+  const meanX = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  const slope = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0) / (points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0) || 1);
+  return { intercept: meanY - slope * meanX, slope };
+}
+
 /** The kernel's counters of a live process: current RSS and its high-water mark, in bytes; null once it is gone or without /proc. */
 export function processMemory(pid: number): { rss: number; peak: number } | null {
   try {

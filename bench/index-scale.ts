@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { normalizeUrl } from '../src/local/fetch/url.js';
 import { seededRandom } from '../src/util/random.js';
-import { ensureCorpus, machineDescription, processMemory, startWatchdog, type CorpusDocument } from './index-bench-common.js';
+import { ensureCorpus, linearFit, machineDescription, processMemory, startWatchdog, type CorpusDocument } from './index-bench-common.js';
 import { percentile } from './latency.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -325,14 +325,6 @@ function pickQueries(pages: readonly Page[], random: () => number): { titles: Pa
 // ---------------------------------------------------------------------------------------------
 
 /** Least squares of y = a + b·x. */
-function linearFit(points: readonly [number, number][]) {
-  const n = points.length;
-  const meanX = points.reduce((sum, [x]) => sum + x, 0) / n;
-  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / n;
-  const slope = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0) / (points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0) || 1);
-  return { intercept: meanY - slope * meanX, slope };
-}
-
 async function main(): Promise<void> {
   startWatchdog(Number(flags['max-seconds']), 'index-scale');
   const workDir = flags['work-dir']!;

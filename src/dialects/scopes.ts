@@ -17,9 +17,10 @@ const underPrefix = (path: string, prefix: string) => path === prefix || path.st
 
 /**
  * The router matches paths case-insensitively, so scopes do too: /SEARXNG/<key>/search is served,
- * and must be redacted and answered in SearXNG's shape like /searxng/<key>/search.
+ * and must be redacted and answered in SearXNG's shape like /searxng/<key>/search. A doubled slash
+ * (//searxng/<key>) is no route, but its key must be redacted all the same.
  */
-const folded = (path: string) => path.toLowerCase();
+const folded = (path: string) => path.toLowerCase().replace(/\/{2,}/g, '/');
 
 export class ErrorScopes {
   private readonly exact = new Map<string, PathScope>();

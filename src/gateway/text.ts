@@ -19,6 +19,17 @@ export function truncateCodePoints(text: string, max: number): string {
   return text.slice(0, index);
 }
 
+/**
+ * The first `maxCodePoints` code points of `text`, cut back to the last whitespace when one is in
+ * the second half, so that a long text loses whole words rather than half of one.
+ */
+export function leadingWords(text: string, maxCodePoints: number): string {
+  const cut = truncateCodePoints(text, maxCodePoints);
+  if (cut.length === text.length || /\s/.test(text[cut.length]!)) return cut;
+  const lastSpace = cut.search(/\s\S*$/);
+  return lastSpace > cut.length / 2 ? cut.slice(0, lastSpace) : cut;
+}
+
 /** The URL as a person reads it: punycode host shown in Unicode, percent-escapes decoded where they form UTF-8. */
 export function displayUrl(url: string): string {
   // Most URLs have nothing to decode; parsing them would only cost time.

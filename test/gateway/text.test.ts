@@ -1,5 +1,5 @@
 import test from 'ava';
-import { displayUrl, leadingSentences, truncateCodePoints } from '../../src/gateway/text.js';
+import { displayUrl, leadingSentences, leadingWords, truncateCodePoints } from '../../src/gateway/text.js';
 import { toIsoUtc as isoDate } from '../../src/util/dates.js';
 import { isWithinSite } from '../../src/util/domains.js';
 
@@ -11,6 +11,14 @@ test('truncation counts code points: astral characters are one each and never sp
   t.is(truncateCodePoints(astral, 6), astral);
   t.is(truncateCodePoints('a😀b', 2), 'a😀');
   t.is(truncateCodePoints('a😀b', 1), 'a');
+});
+
+test('leading words: a long text is cut at a word boundary within its budget, a short one kept whole', (t) => {
+  t.is(leadingWords('capital of France', 100), 'capital of France');
+  t.is(leadingWords('capital of France', 12), 'capital of');
+  t.is(leadingWords('capital of France', 10), 'capital of', 'a cut that falls on a space keeps every word before it');
+  t.is(leadingWords('anticonstitutionnellement et le reste', 10), 'anticonsti', 'one long word is cut inside');
+  t.is(leadingWords('a😀 b😀 c😀', 4), 'a😀', 'code points, never half a surrogate pair');
 });
 
 test('truncation counts combining marks as code points of their own', (t) => {

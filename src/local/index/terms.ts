@@ -33,21 +33,36 @@ export function foldWord(word: string): string {
 /**
  * Stems of words seen lately. A language's running text reuses a small vocabulary, and stemming is
  * the cost of scoring a search's candidates (the hybrid scorer's lexical feature reads about 80
- * openings per query); cleared when full, which keeps it bounded without an LRU's bookkeeping.
+ * openings per query, and a rerank's in-request BM25 every word of its documents); cleared when
+ * full, which keeps it bounded without an LRU's bookkeeping. Full is counted in characters as well
+ * as in words: a request's documents are the client's to choose, and 100,000 words of a few
+ * kilobytes each would otherwise stay in every thread that stems (each reranker worker has its own).
+ * A word longer than any real one is stemmed without being kept.
  */
 const recentStems = new Map<string, string>();
 const RECENT_STEMS_LIMIT = 100_000;
+const RECENT_STEMS_CHARACTERS_LIMIT = 2_000_000;
+const CACHED_WORD_LENGTH_LIMIT = 48;
+let recentStemCharacters = 0;
 
 /** The stem a word is matched by. */
 export function stemWord(word: string): string {
   let stem = recentStems.get(word);
   if (stem === undefined) {
-    if (recentStems.size >= RECENT_STEMS_LIMIT) recentStems.clear();
     stem = stemmer(foldWord(word));
+    if (word.length > CACHED_WORD_LENGTH_LIMIT) return stem;
+    if (recentStems.size >= RECENT_STEMS_LIMIT || recentStemCharacters >= RECENT_STEMS_CHARACTERS_LIMIT) {
+      recentStems.clear();
+      recentStemCharacters = 0;
+    }
     recentStems.set(word, stem);
+    recentStemCharacters += word.length + stem.length;
   }
   return stem;
 }
+
+/** Words and characters the stem cache holds, for the tests of its bound. */
+export const recentStemsHeld = () => ({ words: recentStems.size, characters: recentStemCharacters });
 
 /**
  * The distinct stems of a query's words, stop words left out, in query order. Empty when the query

@@ -26,10 +26,29 @@ export interface InferenceOptions {
    * CPU (the activations stay in cache): 512 runs two 256-token windows at a time.
    */
   maxBatchTokens: number;
+  /**
+   * ONNX Runtime's CPU arena and memory patterns: the session keeps the buffers of its largest batch
+   * (and a plan per input shape) for reuse instead of asking malloc for each run. See
+   * NeuralRerankerOptions.memoryArena.
+   */
+  memoryArena: boolean;
 }
 
 /** No word-piece covers more characters than this (a long URL or a run of digits may come close). */
 const CHARACTERS_PER_TOKEN_BOUND = 16;
+
+/** The start of `text` that holds at least its first `tokens` tokens (CHARACTERS_PER_TOKEN_BOUND each). */
+const openingFor = (text: string, tokens: number) => {
+  const characters = tokens * CHARACTERS_PER_TOKEN_BOUND;
+  return text.length > characters ? text.slice(0, characters) : text;
+};
+
+/**
+ * A longer text is tokenized in pieces of about this many characters. The tokenizer's working memory
+ * grows with its input: a 500 KB document took 120 MB of a worker's heap at once, which V8 then
+ * kept (docs/benchmarks.md, "Memory under hostile traffic"); in pieces it takes a few MB.
+ */
+export const TOKENIZE_PIECE_CHARACTERS = 16_384;
 
 interface Sequence {
   ids: number[];
@@ -84,6 +103,8 @@ export class InferenceSession {
         interOpNumThreads: 1,
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',
+        enableCpuMemArena: options.memoryArena,
+        enableMemPattern: options.memoryArena,
         // Threads that spin while waiting for work steal the CPU from the other workers and from the
         // gateway on a small machine; a shared one makes a spinning pool much slower (benchmarks.md).
         extra: { session: { intra_op: { allow_spinning: '0' } } },
@@ -168,16 +189,38 @@ export class InferenceSession {
    */
   private documentWindows(document: string, size: number, maxWindows: number | undefined): string[][] {
     const text = this.spec.documentPrefix + document;
-    if (maxWindows === undefined) return this.windows(this.tokenizer.tokenize(text), size);
-    const characters = maxWindows * size * CHARACTERS_PER_TOKEN_BOUND;
-    return this.windows(this.tokenizer.tokenize(text.length > characters ? text.slice(0, characters) : text), size).slice(0, Math.max(1, maxWindows));
+    if (maxWindows === undefined) return this.windows(this.tokenize(text), size);
+    return this.windows(this.tokenize(openingFor(text, maxWindows * size)), size).slice(0, Math.max(1, maxWindows));
   }
 
   /** A query's tokens; it may take at most half of a sequence, the rest of it would not fit any window. */
   private queryTokens(query: string, pair: boolean): string[] {
-    const tokens = this.tokenizer.tokenize(this.spec.queryPrefix + query);
     const limit = Math.floor((this.spec.maxTokens - (pair ? this.pairOverhead : this.singleOverhead)) / 2);
+    const tokens = this.tokenize(openingFor(this.spec.queryPrefix + query, limit));
     return tokens.length > limit ? tokens.slice(0, limit) : tokens;
+  }
+
+  /**
+   * The text's tokens, as the tokenizer gives them for the whole text, made piece by piece
+   * (TOKENIZE_PIECE_CHARACTERS). A piece ends before a whitespace: no token spans one, and the
+   * whitespace goes with the word after it, as word-piece, SentencePiece and byte-level
+   * tokenizers all read it. Only a run of that many characters without any is cut where it is.
+   */
+  tokenize(text: string): string[] {
+    if (text.length <= TOKENIZE_PIECE_CHARACTERS) return this.tokenizer.tokenize(text);
+    const tokens: string[] = [];
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(text.length, start + TOKENIZE_PIECE_CHARACTERS);
+      if (end < text.length) {
+        const space = text.slice(start + 1, end + 1).search(/\s\S*$/);
+        if (space >= 0) end = start + 1 + space;
+        // Never between the halves of a surrogate pair.
+        else if ((text.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      }
+      for (const token of this.tokenizer.tokenize(text.slice(start, end))) tokens.push(token);
+      start = end;
+    }
+    return tokens;
   }
 
   private ids(tokens: readonly string[]): number[] {

@@ -44,6 +44,8 @@ export interface LocalRerankerOptions {
    */
   embeddingCacheEntries?: number;
   maxDocuments: number;
+  /** ONNX Runtime's CPU arena and memory patterns (NeuralRerankerOptions.memoryArena). */
+  memoryArena?: boolean;
 }
 
 /** What one cached window vector of the default model takes (384 float32): the old entry bound in bytes. */
@@ -75,6 +77,7 @@ export const localRerankerOptionsSchema = {
     embeddingCacheBytes: { type: 'integer', minimum: 0 },
     embeddingCacheEntries: { type: 'integer', minimum: 0 },
     maxDocuments: { type: 'integer', minimum: 1, default: 1000 },
+    memoryArena: { type: 'boolean' },
   },
 } as const;
 
@@ -104,6 +107,7 @@ export function createLocalRerank(name: string, options: LocalRerankerOptions): 
           maxDispatchDocuments: options.maxDispatchDocuments,
           maxQueuedDocuments: options.maxQueuedDocuments,
           embeddingCacheBytes: embeddingCacheBytes(options),
+          memoryArena: options.memoryArena,
         });
         reranker = await lease.reranker;
       } catch (error) {

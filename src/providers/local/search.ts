@@ -9,6 +9,7 @@
  * index ranks by BM25, and the log says once why and how to add them.
  */
 import { freshnessWindow } from '../../api/freshness.js';
+import { leadingWords } from '../../gateway/text.js';
 import type { Logger } from '../../server/logger.js';
 import { hybridSearch, retrievalWeights } from '../../local/index/hybrid.js';
 import type { IndexEmbedder } from '../../local/index/embedder.js';
@@ -47,6 +48,13 @@ export interface LocalOptions {
   candidates: number;
   /** For a `directory` that is an s3:// URI: the replica's local copy of the index (src/local/index/mirror.ts). */
   mirror: MirrorOptions;
+  /**
+   * The query's first this many characters (whole words) are what the index looks for. The full-text
+   * leg's memory grows with the query's terms, and the native allocator keeps it: a 330 KB query
+   * took 240 MB that stayed (docs/benchmarks.md, "Memory under hostile traffic"). The query vector
+   * reads only its first 128 tokens anyway.
+   */
+  maxQueryCharacters: number;
 }
 
 export const localOptionsSchema = {
@@ -71,6 +79,7 @@ export const localOptionsSchema = {
         storeTimeoutMs: { type: 'integer', minimum: 100, default: DEFAULT_STORE_TIMEOUT_MS },
       },
     },
+    maxQueryCharacters: { type: 'integer', minimum: 16, default: 2048 },
   },
 } as const;
 
@@ -127,7 +136,7 @@ export function createLocalSearch(name: string, options: LocalOptions): SearchPr
       const { hits, total } = await hybridSearch(
         index,
         {
-          query: call.query,
+          query: leadingWords(call.query, options.maxQueryCharacters),
           limit: call.count,
           offset: call.offset,
           includeDomains: call.includeDomains,

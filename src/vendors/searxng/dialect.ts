@@ -209,7 +209,7 @@ export const searxngDialect: Dialect = {
   keyHint: 'put it in the path (/searxng/{key}/search) or send "Authorization: Bearer <API_KEY>"',
   renderError: searxngErrors,
   // The segment after /searxng/ is a key unless it is the literal search route.
-  redactPath: (path) => path.replace(/^(\/searxng\/)(?!search(?:\/|$))[^/]+/i, '$1[REDACTED]'),
+  redactPath: (path) => path.replace(/^(\/+searxng\/+)(?!search(?:\/|$))[^/]+/i, '$1[REDACTED]'),
   // /searxng/search first: the router tries routes in order, and "search" is no key.
   routes: [
     searchRouteAt('/searxng/search', ['GET', 'POST'], false),

@@ -201,7 +201,7 @@ test('a Hub model downloads once into the cache, through the CDN redirect, with 
   t.like(spec, { id: REPO, family: 'bi-encoder', file: 'model.onnx', output: 'last_hidden_state', pooling: 'mean', maxTokens: 512, calibration: null });
 
   const { spec: checked } = readModelDirectory(directory);
-  const session = await InferenceSession.open(directory, checked, { threads: 1, maxBatchTokens: 8192 });
+  const session = await InferenceSession.open(directory, checked, { threads: 1, maxBatchTokens: 8192, memoryArena: false });
   t.teardown(() => session.close());
   const [scores] = await session.score([{ query: QUERY, documents: [PARIS, BANANAS] }]);
   const [paris, bananas] = scores!.semantic;

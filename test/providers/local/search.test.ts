@@ -22,12 +22,12 @@ const PAGES = [
   page('https://undated.example/notes', 'Vacuum notes', 'Undated notes on vacuuming.', null),
 ];
 
-async function setup(t: any, pages: IndexedPage[] = PAGES) {
+async function setup(t: any, pages: IndexedPage[] = PAGES, options: Record<string, unknown> = {}) {
   const directory = mkdtempSync(join(tmpdir(), 'searchgate-local-'));
   const index = await openLocalIndex(directory);
   await index.upsert(pages);
   await index.close();
-  const gateway = await startGateway({ providers: { local: { type: 'local', directory } }, search: { chain: ['local'] }, cache: { enabled: false } });
+  const gateway = await startGateway({ providers: { local: { type: 'local', directory, ...options } }, search: { chain: ['local'] }, cache: { enabled: false } });
   t.teardown(() => gateway.close());
   return gateway;
 }
@@ -54,6 +54,17 @@ test('the local index answers web-search end to end, with query-biased snippets'
   t.is(first.name, 'Routine vacuuming');
   t.is(first.datePublished, '2024-05-05T10:00:00.000Z');
   t.is(first.dateLastCrawled, '2026-11-01T00:00:00.000Z');
+});
+
+test('the index looks for the query\'s first maxQueryCharacters characters, whole words, and no further', async (t) => {
+  const gateway = await setup(t, PAGES, { maxQueryCharacters: 20 });
+  // "cleaners" is within the first 20 characters; "autovacuum", which other pages hold, is past them.
+  const query = `cleaners review home ${'filler '.repeat(10_000)}autovacuum`;
+  const body = await search(gateway, { query, count: 10 });
+  t.deepEqual(
+    body.data.webPages.value.map((r: any) => r.url),
+    ['https://www.other.example/vacuum-cleaners'],
+  );
 });
 
 test('text mode returns the stored main text, cut at max_characters', async (t) => {

@@ -107,6 +107,18 @@ test('the key in the path: /searxng/{key}/search wins over Bearer, is percent-de
   t.false(metrics.includes('50%off'));
 });
 
+test('a key in a path with doubled slashes is redacted too, in the 404 and in the log (found by the hostile-request fuzz)', async (t) => {
+  const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
+  const answers: string[] = [];
+  for (const path of [`//searxng/${key}`, `//searxng/${key}/search?q=vacuum`, `/searxng//${key}/search`]) {
+    const response = await get(`${gateway.url}${path}`, bearer(key));
+    const message = await expectSearxngError(t, response, 404);
+    t.regex(message, /\[REDACTED\]/);
+    answers.push(message);
+  }
+  await expectKeysNowhere(t, gateway, [key], answers);
+});
+
 test('GET /searxng and /searxng/{key} with q are searched directly, never redirected; without q they are 404', async (t) => {
   const { gateway, keys: { working: key } } = await dialectBench(t, PAGED);
   for (const url of [`${gateway.url}/searxng?q=vacuum&format=json`, `${gateway.url}/searxng/${key}?q=vacuum&format=json`]) {

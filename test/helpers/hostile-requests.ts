@@ -24,10 +24,7 @@ export interface HostileRequest {
   body: Buffer | undefined;
   /** The route aimed at, as a template (`/searxng/:key/search`), or `random` for a made-up path. */
   target: string;
-  /**
-   * A Content-Encoding whose body does not decode: a client error that the gateway answers 500
-   * until issue 18 item 1 is done.
-   */
+  /** A Content-Encoding whose body does not decode: a client error (a 400 since issue 18 item 1; a 500 before). */
   badEncoding: boolean;
 }
 
@@ -308,7 +305,7 @@ export interface HostileOptions {
   key: string;
   /** The gateway's server.maxBodyBytes: bodies stay within it (oversize bodies are issue 18 item 3's). */
   maxBodyBytes: number;
-  /** Also send compressed bodies that do not decode (issue 18 item 1: they get 500 until it is done). */
+  /** Also send compressed bodies that do not decode (a 400 since issue 18 item 1; a 500 before). */
   badEncodings: boolean;
 }
 

@@ -67,9 +67,15 @@ async function openReplica(location: ObjectStoreLocation, options: MirrorOptions
     await mirror.close();
     throw error;
   }
-  mirrors.set(location.uri, mirror);
   // A replica is only ever a reader: the store's writer (`searchgate index add`) commits and folds.
-  return openLocalIndex(directory, { readOnly: true });
+  try {
+    const index = await openLocalIndex(directory, { readOnly: true });
+    mirrors.set(location.uri, mirror);
+    return index;
+  } catch (error) {
+    await mirror.close();
+    throw error;
+  }
 }
 
 /** How current this process's copy of the index at `location` (an s3:// URI) is; null before it has one. */

@@ -147,8 +147,12 @@ export class IndexMirror {
     const manifests = (await this.store.list(VERSIONS)).filter((object) => manifestVersion(object.key) !== null);
     const local = await this.localFiles();
     const newest = newestManifest(manifests);
-    if (newest) this.versionCommittedAtMs = newest.modifiedMs;
+    const served = () => {
+      this.version = newest ? manifestVersion(newest.key) : null;
+      this.versionCommittedAtMs = newest?.modifiedMs ?? null;
+    };
     if (manifests.every((object) => local.get(object.key) === object.size) && manifests.length === [...local.keys()].filter((key) => key.startsWith(VERSIONS)).length) {
+      served();
       return false;
     }
     const files = (await this.store.list(`${TABLE_DIRECTORY}/`)).filter((object) => !object.key.startsWith(VERSIONS));
@@ -159,7 +163,7 @@ export class IndexMirror {
     for (const key of local.keys()) {
       if (!inStore.has(key)) await rm(join(this.options.directory, ...key.split('/')), { force: true });
     }
-    this.version = newest ? manifestVersion(newest.key) : null;
+    served();
     return true;
   }
 

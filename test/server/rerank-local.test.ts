@@ -143,6 +143,22 @@ test.serial('when reranking fails, web-search still answers in the provider orde
   t.true(gateway.logLines.some((line) => line.includes('reranking failed')));
 });
 
+test.serial('a long document is scored on its first maxDocumentCharacters: what comes later neither counts nor costs windows', async (t) => {
+  const gateway = await withModel({ providers: { 'local-reranker': { ...REAL_LOCAL_RERANKER, maxDocumentCharacters: 2000 } } });
+  t.teardown(() => gateway.close());
+  const windows = async () => metricIn(await (await fetch(`${gateway.url}/metrics`)).text(), 'searchgate_local_reranker_windows_total', { provider: 'local-reranker' });
+  // 330 KB of bananas, and the answer only at the end: past the cap.
+  const long = `${`${BANANAS} `.repeat(10_000)}${PARIS}`;
+  const before = await windows();
+  const response = await gateway.post('/v1/rerank', { query: QUERY, documents: [long, PARIS] });
+  const body = (await response.json()) as any;
+  t.is(response.status, 200, JSON.stringify(body));
+  const scores = Object.fromEntries(body.results.map((r: any) => [r.index, r.relevance_score]));
+  t.true(scores[1] > 0.5 && scores[0] < 0.1, JSON.stringify(scores));
+  // 2,000 characters are a few windows; the whole document would be hundreds.
+  t.true((await windows()) - before <= 6, `windows scored: ${(await windows()) - before}`);
+});
+
 test.serial('/metrics shows the local reranker queue and work, and passes promtool', async (t) => {
   const gateway = await withModel();
   t.teardown(() => gateway.close());

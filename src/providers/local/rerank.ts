@@ -10,6 +10,7 @@
  * local path exists): the first start downloads it into `cacheDirectory`, later starts reuse it.
  */
 import { ApiError } from '../../api/errors.js';
+import { leadingWords } from '../../gateway/text.js';
 import type { Logger } from '../../server/logger.js';
 import { QueueFullError, RERANKER_DEFAULTS, type NeuralReranker } from '../../local/rerank/engine.js';
 import { defaultModelCacheDirectory, DEFAULT_REVISION, expandHome, resolveModelSource } from '../../local/rerank/hub.js';
@@ -46,6 +47,12 @@ export interface LocalRerankerOptions {
   maxDocuments: number;
   /** ONNX Runtime's CPU arena and memory patterns (NeuralRerankerOptions.memoryArena). */
   memoryArena?: boolean;
+  /**
+   * Each document is scored on its first this many characters (whole words), as hosted rerankers
+   * read a document's first 4,096 tokens (Cohere's max_tokens_per_doc): the model's time grows with
+   * a document's windows, and one 500 KB document kept a worker busy for minutes, past any deadline.
+   */
+  maxDocumentCharacters: number;
 }
 
 /** What one cached window vector of the default model takes (384 float32): the old entry bound in bytes. */
@@ -57,6 +64,9 @@ export function embeddingCacheBytes(options: Pick<LocalRerankerOptions, 'embeddi
   if (options.embeddingCacheEntries !== undefined) return options.embeddingCacheEntries * LEGACY_ENTRY_BYTES;
   return RERANKER_DEFAULTS.embeddingCacheBytes;
 }
+
+/** About 4,096 tokens of English prose (4–5 characters a token): 21 windows of 256 tokens for MiniLM. */
+export const DEFAULT_MAX_DOCUMENT_CHARACTERS = 20_000;
 
 export const localRerankerOptionsSchema = {
   type: 'object',
@@ -78,6 +88,7 @@ export const localRerankerOptionsSchema = {
     embeddingCacheEntries: { type: 'integer', minimum: 0 },
     maxDocuments: { type: 'integer', minimum: 1, default: 1000 },
     memoryArena: { type: 'boolean' },
+    maxDocumentCharacters: { type: 'integer', minimum: 256, default: DEFAULT_MAX_DOCUMENT_CHARACTERS },
   },
 } as const;
 
@@ -146,7 +157,8 @@ export function createLocalRerank(name: string, options: LocalRerankerOptions): 
       // Not installed is not an upstream hiccup: no retry or fallback will fix it, the operator must.
       if (!reranker) throw new ApiError(503, `the embedded reranker is not available: ${unavailable ?? 'the model is not loaded'}`);
       try {
-        return { scores: await reranker.score(call.query, call.documents, call.signal) };
+        const documents = call.documents.map((document) => (document.length > options.maxDocumentCharacters ? leadingWords(document, options.maxDocumentCharacters) : document));
+        return { scores: await reranker.score(call.query, documents, call.signal) };
       } catch (error) {
         if (call.signal.aborted) throw error;
         if (error instanceof QueueFullError) throw new UpstreamError(name, 'rate_limited', error.message, 503, 1000);

@@ -229,6 +229,7 @@ test('the local-reranker provider resolves an hf: model through its cache and se
     hubUrl: realHub.origin,
     optional: false,
     threads: 1,
+    maxDocumentCharacters: 20_000,
     maxBatchTokens: 8192,
     embeddingCacheBytes: 0,
     maxDispatchDocuments: 64,

@@ -3,6 +3,7 @@
  * environment, its log on stderr kept for the test to read, and the parent's clock to set.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { ExecutionContext } from 'ava';
 
@@ -11,6 +12,8 @@ export interface Replica {
   setNow(ms: number): Promise<void>;
   /** What the replica logged so far. */
   log(): string;
+  /** Ends the process (SIGTERM) and waits for it to exit. */
+  stop(): Promise<void>;
 }
 
 export async function startReplica(t: ExecutionContext, config: object, env: NodeJS.ProcessEnv = {}): Promise<Replica> {
@@ -37,5 +40,12 @@ export async function startReplica(t: ExecutionContext, config: object, env: Nod
       if ((await next()) !== 'ok') throw new Error('replica did not set its clock');
     },
     log: () => stderr,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.stdin.end();
+      child.kill();
+      await exited;
+    },
   };
 }

@@ -198,6 +198,31 @@ test.serial('a replica that starts while the store is unreachable and has no cop
   t.false(replica.log().includes(SECRET));
 });
 
+test.serial('a replica restarted while the store is unreachable serves the copy it kept on disk', async (t) => {
+  t.timeout(90_000);
+  const uri = `s3://${await freshBucket()}/restart`;
+  await writeIndex(t, uri, PAGES);
+  const config = replicaConfig(uri);
+  const first = await startReplica(t, config, s3Environment(s3.endpoint, SECRET));
+  const before = await eventually(async () => {
+    const answer = await search(first, 'planner statistics');
+    return answer.status === 200 ? answer.body : undefined;
+  }, 20_000, 'the first replica serves its copy');
+  await first.stop();
+
+  await s3.setMode('down');
+  t.teardown(() => s3.setMode('up'));
+  // The same config, so the same mirror directory: what a restarted replica finds on its disk.
+  const second = await startReplica(t, config, s3Environment(s3.endpoint, SECRET));
+  const after = await search(second, 'planner statistics');
+  t.is(after.status, 200, JSON.stringify(after.body));
+  t.deepEqual(urlsOf(after.body), urlsOf(before));
+  const ready = await readyz(second);
+  t.true(ready.degraded.includes(`index:${uri}`));
+  t.false(ready.indexReplicas[0].storeReachable);
+  t.not(ready.indexReplicas[0].version, null);
+});
+
 test.serial('a second writer is refused on a store that ignores conditional PUT, and allowed on one that honours it', async (t) => {
   const bucket = await freshBucket();
   const honouring = new ObjectStore(bucket, 'writers', 5000);

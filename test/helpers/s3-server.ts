@@ -6,9 +6,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deadPort, startTcpProxy } from './tcp-proxy.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -18,7 +18,7 @@ export interface S3Server {
   /** moto itself, bypassing the relay (e.g. to stage a second, unconditional store). */
   directEndpoint: string;
   createBucket(name: string): Promise<void>;
-  /** 'up' relays; 'down' refuses connections (and cuts open ones); 'hung' accepts and never answers. */
+  /** 'up' relays; 'down' cuts every connection at once; 'hung' accepts and never answers. */
   setMode(mode: 'up' | 'down' | 'hung'): Promise<void>;
   /** Requests moto has served so far (its log lines). */
   requests(): number;
@@ -30,15 +30,6 @@ function motoServerPath(): string {
   const python = /^s3-server: (.+)$/m.exec(printed)?.[1];
   if (!python) throw new Error(`scripts/client-venvs.sh --print named no s3-server venv: ${printed}`);
   return join(dirname(python), 'moto_server');
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
@@ -55,53 +46,29 @@ async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
 }
 
 export async function startS3Server(): Promise<S3Server> {
-  const motoPort = await freePort();
+  const motoPort = await deadPort();
   const moto = spawn(motoServerPath(), ['-H', '127.0.0.1', '-p', String(motoPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let served = 0;
   moto.stderr!.on('data', (chunk: Buffer) => (served += chunk.toString().split('\n').filter((line) => / HTTP\/1\.1" \d{3}/.test(line)).length));
   const directEndpoint = `http://127.0.0.1:${motoPort}`;
   await waitForHttp(directEndpoint, moto);
 
-  let mode: 'up' | 'down' | 'hung' = 'up';
-  const sockets = new Set<Socket>();
-  const relay: Server = createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => {});
-    if (mode === 'hung') return; // read nothing, answer nothing
-    const upstream = createConnection(motoPort, '127.0.0.1');
-    sockets.add(upstream);
-    upstream.on('close', () => sockets.delete(upstream));
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.pipe(upstream).pipe(client);
-  });
-  relay.listen(0, '127.0.0.1');
-  await once(relay, 'listening');
-  const relayPort = (relay.address() as { port: number }).port;
+  const relay = await startTcpProxy({ host: '127.0.0.1', port: motoPort });
+  const RELAY_MODES = { up: 'forward', down: 'refuse', hung: 'stall' } as const;
 
   return {
-    endpoint: `http://127.0.0.1:${relayPort}`,
+    endpoint: `http://127.0.0.1:${relay.port}`,
     directEndpoint,
     async createBucket(name) {
       const answer = await fetch(`${directEndpoint}/${name}`, { method: 'PUT' });
       if (!answer.ok) throw new Error(`creating bucket ${name}: ${answer.status}`);
     },
-    async setMode(next) {
-      mode = next;
-      // Open connections carry on as they were otherwise: cut them so the new mode applies at once.
-      for (const socket of sockets) socket.destroy();
-      if (next === 'down' && relay.listening) await new Promise((resolve) => relay.close(resolve));
-      if (next !== 'down' && !relay.listening) {
-        relay.listen(relayPort, '127.0.0.1');
-        await once(relay, 'listening');
-      }
+    async setMode(mode) {
+      relay.setMode(RELAY_MODES[mode]);
     },
     requests: () => served,
     async stop() {
-      for (const socket of sockets) socket.destroy();
-      if (relay.listening) await new Promise((resolve) => relay.close(resolve));
+      await relay.close();
       moto.kill();
       if (moto.exitCode === null) await once(moto, 'exit');
     },

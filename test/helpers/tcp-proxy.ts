@@ -1,6 +1,6 @@
 /**
  * A TCP proxy on loopback that a test can take down and bring back, to play a backend's outage
- * (Redis) in the middle of a test: `forward` passes bytes both ways; `refuse` drops every connection
+ * (Redis, an S3 store) in the middle of a test: `forward` passes bytes both ways; `refuse` drops every connection
  * and each new one at once; `stall` keeps connections open but holds what clients send until the
  * proxy forwards again (a backend that stopped answering, then caught up).
  */
@@ -33,6 +33,7 @@ export async function startTcpProxy(target: { host: string; port: number }) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    port,
     url: `redis://127.0.0.1:${port}`,
     setMode(next: ProxyMode) {
       mode = next;

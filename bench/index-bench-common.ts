@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { IndexedPage } from '../src/local/types.js';
 import { seededRandom } from '../src/util/random.js';
 
+export { motoServerPath } from '../test/helpers/s3-server.js';
+
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface MachineDescription {
@@ -196,13 +198,4 @@ export function syntheticPages(options: SyntheticCorpusOptions): IndexedPage[] {
     });
   }
   return pages;
-}
-
-/** moto's S3-compatible server from the pinned "s3-server" venv of scripts/client-venvs.sh (built if missing). */
-export function motoServerPath(): string {
-  execFileSync('bash', [join(REPO_ROOT, 'scripts/client-venvs.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const printed = execFileSync('bash', [join(REPO_ROOT, 'scripts/client-venvs.sh'), '--print'], { encoding: 'utf8' });
-  const python = /^s3-server: (.+)$/m.exec(printed)?.[1];
-  if (!python) throw new Error(`scripts/client-venvs.sh --print named no s3-server venv: ${printed}`);
-  return join(dirname(python), 'moto_server');
 }

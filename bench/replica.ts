@@ -13,7 +13,7 @@
  *
  *   npm run bench:replica -- [--pages 50000] [--queries 300] [--out bench/results/replica.json]
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -23,7 +23,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { ensureCorpus, machineDescription, motoServerPath, startWatchdog } from './index-bench-common.js';
+import { s3Environment, startS3Server } from '../test/helpers/s3-server.js';
+import { ensureCorpus, machineDescription, startWatchdog } from './index-bench-common.js';
 import { percentile } from './latency.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -93,19 +94,13 @@ async function slice(corpus: string, pages: number, path: string): Promise<strin
   return titles;
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv): number {
+/** Runs the CLI, its time in ms. Not synchronously: the event loop must keep reading moto's log, or moto stalls on a full pipe. */
+async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
-  execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`searchgate ${args.join(' ')} exited with ${code}`);
   return performance.now() - started;
-}
-
-async function startMoto(): Promise<{ endpoint: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(motoServerPath(), ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const endpoint = `http://127.0.0.1:${port}`;
-  await until(async () => ((await fetch(endpoint)).ok ? true : undefined), 30_000, 'moto_server');
-  await fetch(`${endpoint}/${BUCKET}`, { method: 'PUT' });
-  return { endpoint, child };
 }
 
 /** Puts a local index directory under the store's prefix, as a writer would have left it. */
@@ -196,17 +191,19 @@ const titles = await slice(corpus, pages, join(work, 'pages.jsonl'));
 noteLoad();
 
 const localIndex = join(work, 'local-index');
-const buildMs = cli(['index', 'add', join(work, 'pages.jsonl'), '--dir', localIndex, '--no-vectors'], {});
+const buildMs = await cli(['index', 'add', join(work, 'pages.jsonl'), '--dir', localIndex, '--no-vectors'], {});
 noteLoad();
-const moto = await startMoto();
-const s3env = { AWS_ENDPOINT_URL: moto.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_ALLOW_HTTP: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+const moto = await startS3Server();
+await moto.createBucket(BUCKET);
+// moto itself, not the test server's relay: the relay would add a loopback hop to every call.
+const s3env = { ...s3Environment(moto.directEndpoint, 'bench'), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 Object.assign(process.env, s3env);
 const s3 = new S3Client({ forcePathStyle: true, region: 'us-east-1' });
 let uploadMs = performance.now();
 const uploadedBytes = await upload(localIndex, s3);
 uploadMs = performance.now() - uploadMs;
 
-const children: ChildProcess[] = [moto.child];
+const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((child) => child.kill()));
 const local = await startGateway('local', localIndex, null, {});
 children.push(local.child);
@@ -238,7 +235,7 @@ const marker = `replica visibility marker ${Date.now().toString(36)}`;
 writeFileSync(join(work, 'one.jsonl'), `${JSON.stringify({ url: `https://bench.example/${Date.now()}`, title: marker, text: `${marker}: one page added by the writer.` })}\n`);
 const versionBefore = (await readyz())!.version;
 const copiedBefore = (await readyz())!.bytesCopied;
-const writerMs = cli(['index', 'add', join(work, 'one.jsonl'), '--dir', URI, '--no-vectors'], s3env);
+const writerMs = await cli(['index', 'add', join(work, 'one.jsonl'), '--dir', URI, '--no-vectors'], s3env);
 const writerDone = performance.now();
 await until(async () => ((await search(replica.url, marker)).urls.length > 0 ? true : undefined), 10 * 60_000, 'the new page on the replica', 100);
 const visibleAfterMs = performance.now() - writerDone;
@@ -262,4 +259,5 @@ mkdirSync(dirname(flags.out!), { recursive: true });
 writeFileSync(flags.out!, `${JSON.stringify(result, null, 2)}\n`);
 console.log(JSON.stringify(result, null, 2));
 children.forEach((child) => child.kill());
+await moto.stop();
 process.exit(0);

@@ -239,36 +239,31 @@ export function registerHealthMetrics(metrics: Metrics, readings: () => HealthSn
 export function registerIndexReplicaMetrics(metrics: Metrics, readings: () => MirrorStatus[]): void {
   const registers = [metrics.registry];
   const seconds = (sinceMs: number | null) => (sinceMs === null ? -1 : Math.max(0, (Date.now() - sinceMs) / 1000));
-  new Gauge({
-    name: 'searchgate_index_replica_sync_age_seconds',
-    help: 'Seconds since the replica\'s copy of an object-store index was last found to match the store; -1 if it never was since the start.',
-    labelNames: ['location'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const reading of readings()) this.set({ location: reading.location }, seconds(reading.syncedAtMs));
-    },
-  });
-  new Gauge({
-    name: 'searchgate_index_replica_version_age_seconds',
-    help: 'Seconds since the version the replica serves was committed to the store; -1 while it has none.',
-    labelNames: ['location'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const reading of readings()) this.set({ location: reading.location }, seconds(reading.versionCommittedAtMs));
-    },
-  });
-  new Gauge({
-    name: 'searchgate_index_replica_version',
-    help: 'The version of the object-store index the replica serves; -1 while it has none.',
-    labelNames: ['location'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const reading of readings()) this.set({ location: reading.location }, reading.version ?? -1);
-    },
-  });
+  const perLocation: Array<[name: string, help: string, value: (reading: MirrorStatus) => number]> = [
+    [
+      'searchgate_index_replica_sync_age_seconds',
+      'Seconds since the replica\'s copy of an object-store index was last found to match the store; -1 if it never was since the start.',
+      (reading) => seconds(reading.syncedAtMs),
+    ],
+    [
+      'searchgate_index_replica_version_age_seconds',
+      'Seconds since the version the replica serves was committed to the store; -1 while it has none.',
+      (reading) => seconds(reading.versionCommittedAtMs),
+    ],
+    ['searchgate_index_replica_version', 'The version of the object-store index the replica serves; -1 while it has none.', (reading) => reading.version ?? -1],
+  ];
+  for (const [name, help, value] of perLocation) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['location'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const reading of readings()) this.set({ location: reading.location }, value(reading));
+      },
+    });
+  }
   new Gauge({
     name: 'searchgate_index_replica_syncs',
     help: 'Syncs of the replica\'s copy with the store since the start, by outcome (a counter read from the mirror).',

@@ -25,7 +25,9 @@ export interface S3Server {
   stop(): Promise<void>;
 }
 
-function motoServerPath(): string {
+/** moto's server from the pinned "s3-server" venv of scripts/client-venvs.sh, built first if it is not ready. */
+export function motoServerPath(): string {
+  execFileSync('bash', [join(REPO, 'scripts/client-venvs.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   const printed = execFileSync('bash', [join(REPO, 'scripts/client-venvs.sh'), '--print'], { encoding: 'utf8' });
   const python = /^s3-server: (.+)$/m.exec(printed)?.[1];
   if (!python) throw new Error(`scripts/client-venvs.sh --print named no s3-server venv: ${printed}`);

@@ -2,6 +2,7 @@
  * `searchgate index`: fill and inspect the local index from the command line.
  *
  *   add <source…>   crawl URLs and sitemaps, read JSONL and WARC files
+ *   fold            fold unindexed pages into the indexes now
  *   stats           how big the index is
  *   remove <url…>   take pages out
  *   export          every page as JSON lines
@@ -17,12 +18,12 @@ import type { CrawlSeed } from '../local/crawl/index.js';
 import { ExtractorPool } from '../local/extract/index.js';
 import { fetchPolicy, normalizeHttpUrl } from '../local/fetch/index.js';
 import { openPageEmbedder, type LoadedEmbedder } from '../local/index/embedder.js';
-import { openLocalIndex } from '../local/index/index.js';
+import { DEFAULT_MAX_UNINDEXED_ROWS, openLocalIndex, type LocalIndexOptions } from '../local/index/index.js';
 import { parseIndexLocation } from '../local/index/location.js';
 import { ObjectStore } from '../local/index/object-store.js';
 import { claimWriter, WriterRefusedError, type WriterClaim } from '../local/index/writer-lease.js';
 import { createWriteProgress, type WriteProgress } from '../local/index/progress.js';
-import { IndexWriter, WRITER_DEFAULTS } from '../local/index/writer.js';
+import { IndexWriter, removeOldVersions, WRITER_DEFAULTS } from '../local/index/writer.js';
 import { readJsonl, readWarc } from '../local/ingest/index.js';
 import type { IngestIssue, IngestOptions } from '../local/ingest/index.js';
 import { ModelDirectoryError } from '../local/rerank/model.js';
@@ -41,6 +42,8 @@ subcommands:
                         Pages are embedded with the embedded model and stored with their vectors.
                         Run again with the same sources after an interruption: pages already in,
                         unchanged, are skipped, and an interrupted crawl continues where it stopped.
+  fold                  fold the pages that add left unindexed into the indexes now, compact the table and
+                        delete old versions (a replica of an index on object storage copies it all again)
   stats [--json]        documents, domains, size on disk, last update
   remove <url…>         remove pages by URL or canonical URL
   export [--out FILE]   every page as one JSON object per line (standard output by default)
@@ -63,8 +66,12 @@ options:
   --model DIR           add: the embedding model (default: $SEARCHGATE_RERANK_MODEL, else ${DEFAULT_RERANK_MODEL_DIRECTORY})
   --batch-pages N       add: pages written at once (default ${WRITER_DEFAULTS.batchPages})
   --fold-every N        add: fold appended pages into the indexes every N pages (default ${WRITER_DEFAULTS.foldEveryPages});
-                        a crawl's pages are also folded ${WRITER_DEFAULTS.foldEveryMs / 1000} s after they are written, and
-                        every page is searchable when add returns`;
+                        a crawl's pages are made searchable ${WRITER_DEFAULTS.foldEveryMs / 1000} s after they are written, and
+                        every page is searchable when add returns
+  --max-unindexed N     add: unindexed pages that searches still find by scanning them (default
+                        $SEARCHGATE_MAX_UNINDEXED_ROWS, else ${DEFAULT_MAX_UNINDEXED_ROWS}); add ends with a fold only past
+                        this many, so a small add rewrites no existing file. Give gateways the same value
+  --fold                add: end with a fold however few pages are unindexed`;
 
 /** Exit code of a run stopped by SIGINT/SIGTERM, as shells report a signal (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
@@ -75,6 +82,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (subcommand) {
       case 'add':
         return await add(rest);
+      case 'fold':
+        return await fold(rest);
       case 'stats':
         return await stats(rest);
       case 'remove':
@@ -99,6 +108,12 @@ export async function main(argv: string[]): Promise<number> {
 
 const DIRECTORY_OPTION = { dir: { type: 'string' } } as const;
 
+/** --max-unindexed, where given; the index reads the environment's value otherwise. */
+function unindexedRowsOption(value: string | undefined): Pick<LocalIndexOptions, 'maxUnindexedRows'> {
+  const maxUnindexedRows = integerOption(value, '--max-unindexed', 0);
+  return maxUnindexedRows === undefined ? {} : { maxUnindexedRows };
+}
+
 /** Off a terminal, a progress line every 30 s, or as often as SEARCHGATE_PROGRESS_INTERVAL_MS says (a benchmark samples each second). */
 function progressIntervalMs(): number | undefined {
   const value = Number(process.env.SEARCHGATE_PROGRESS_INTERVAL_MS);
@@ -117,7 +132,12 @@ function indexLocation(dir: string | undefined): string {
  * writer: it first makes sure it is the only one where the store could not tell two apart
  * (writer-lease.ts).
  */
-async function withIndex<T>(dir: string | undefined, access: 'read' | 'write', work: (index: LocalIndex, directory: string) => Promise<T>): Promise<T> {
+async function withIndex<T>(
+  dir: string | undefined,
+  access: 'read' | 'write',
+  work: (index: LocalIndex, directory: string) => Promise<T>,
+  options: LocalIndexOptions = {},
+): Promise<T> {
   const directory = indexLocation(dir);
   const location = parseIndexLocation(directory);
   let claim: WriterClaim | null = null;
@@ -134,7 +154,7 @@ async function withIndex<T>(dir: string | undefined, access: 'read' | 'write', w
   }
   try {
     // Reading an index on a store must not write to it: no index creation, no resumed fold.
-    const index = await openLocalIndex(directory, { readOnly: location.kind === 'object-store' && access === 'read' });
+    const index = await openLocalIndex(directory, { ...options, readOnly: location.kind === 'object-store' && access === 'read' });
     try {
       return await work(index, directory);
     } finally {
@@ -168,6 +188,8 @@ async function add(argv: string[]): Promise<number> {
       model: { type: 'string' },
       'batch-pages': { type: 'string' },
       'fold-every': { type: 'string' },
+      'max-unindexed': { type: 'string' },
+      fold: { type: 'boolean', default: false },
     },
   });
   if (positionals.length === 0 && !values.reembed) throw new UsageError('add needs at least one source (or --reembed)');
@@ -182,7 +204,9 @@ async function add(argv: string[]): Promise<number> {
   const writerOptions = {
     batchPages: integerOption(values['batch-pages'], '--batch-pages', 1) ?? WRITER_DEFAULTS.batchPages,
     foldEveryPages: integerOption(values['fold-every'], '--fold-every', 1) ?? WRITER_DEFAULTS.foldEveryPages,
+    foldAtClose: values.fold,
   };
+  const indexOptions = unindexedRowsOption(values['max-unindexed']);
 
   const interruption = new AbortController();
   const onSignal = () => {
@@ -238,7 +262,7 @@ async function add(argv: string[]): Promise<number> {
       }
       if (interruption.signal.aborted) return EXIT_INTERRUPTED;
       return failed ? 1 : 0;
-    });
+    }, indexOptions);
   } finally {
     await Promise.allSettled([extractor.close(), embedding?.close()]);
     process.off('SIGINT', onSignal);
@@ -355,6 +379,20 @@ async function ingestFile(
     `${file.path}: ${added} pages read, ${duplicates} duplicates, ${skipped} skipped, ${issues} bad ${file.kind === 'jsonl' ? 'lines' : 'records'}`,
   );
   return true;
+}
+
+// ---------------------------------------------------------------------------------------------- fold
+
+async function fold(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: DIRECTORY_OPTION });
+  return withIndex(values.dir, 'write', async (index) => {
+    const unindexed = await index.unindexedRows();
+    const started = performance.now();
+    await index.fold({ keepVersionsMs: WRITER_DEFAULTS.keepVersionsMs });
+    await removeOldVersions(index, WRITER_DEFAULTS.keepVersionsMs);
+    process.stdout.write(`folded ${unindexed} unindexed page${unindexed === 1 ? '' : 's'} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    return 0;
+  });
 }
 
 // -------------------------------------------------------------------------------- stats, remove, export

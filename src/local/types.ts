@@ -108,7 +108,7 @@ export interface LocalIndex {
   upsert(pages: Array<IndexedPage | EmbeddedPage>): Promise<void>;
   /**
    * Appends pages as rows, replacing earlier rows of the same pages once written; they become
-   * searchable at the next fold(). The cheap step of bulk writes: its cost does not grow with the
+   * searchable at the next makeSearchable() or fold(). The cheap step of bulk writes: its cost does not grow with the
    * index. A writer that knows which pages are new passes the canonical URLs of those `replacing`
    * rows: only their older rows are looked for and deleted.
    */
@@ -120,6 +120,12 @@ export interface LocalIndex {
    * how long superseded versions are kept (0: only the current one).
    */
   fold(options?: { keepVersionsMs?: number }): Promise<void>;
+  /**
+   * Makes the rows appended so far searchable: while the unindexed rows are few enough for searches
+   * to scan (LocalIndexOptions.maxUnindexedRows), by deleting the rows they supersede and leaving
+   * the data files as they are; past that, by a fold. Says which it did.
+   */
+  makeSearchable(options?: { keepVersionsMs?: number }): Promise<'scanned' | 'folded'>;
   /** Rows not yet in the full-text index (appended since the last fold). */
   unindexedRows(): Promise<number>;
   /** What the index holds of these pages (by url or canonicalUrl), for skipping what is already in. */

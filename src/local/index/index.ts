@@ -6,13 +6,15 @@
  * - Filters: SQL predicates on scalar-indexed columns, applied as a pre-filter inside the search.
  * - Durability: every write is one LanceDB commit (a new manifest written atomically), so a crash
  *   leaves the last committed version readable; files of an unfinished commit are never referenced.
- * - Writes: pages are appended as new rows (cheap, whatever the index's size) and become searchable
- *   when a fold merges them into the indexes; only then are the rows they supersede deleted, so an
- *   updated page keeps its old version searchable meanwhile instead of vanishing. Searches read
- *   indexed rows only (LanceDB's flat scan of unindexed rows costs ~0.5 ms per row per query). A
- *   fold's cost grows with the index (and on an object store with its distinct filter labels), so
- *   writers go through an IndexWriter (writer.ts), which folds once per run, per many thousand rows
- *   or per minute of trickling pages; upsert() folds at once, for tests and one-off writes.
+ * - Writes: pages are appended as new rows (cheap, whatever the index's size). A fold merges them
+ *   into the indexes, but LanceDB's fold also compacts, rewriting the whole table (every byte of it
+ *   copied again by each replica of an index on object storage). So a small write is not folded:
+ *   searches find up to `maxUnindexedRows` unindexed rows by LanceDB's flat scan (~40 µs per row
+ *   per full-text query), and past that many they read indexed rows only, until a fold. The rows a
+ *   write supersedes are deleted once the new ones are searchable (by the scan, or after the fold),
+ *   so an updated page never vanishes meanwhile. Writers go through an IndexWriter (writer.ts),
+ *   which folds once per many thousand rows of a run, or at its end once the unindexed rows are past
+ *   the limit; upsert() folds at once, for tests and one-off writes.
  * - Vectors: each page may carry the vectors of its windows (issue 17). The first window's vector is
  *   the `vector` column, served by an IVF-PQ index once the table is large enough to need one; the
  *   others are kept beside it for scoring a page by its best window. An index built before vectors
@@ -70,6 +72,13 @@ export interface LocalIndexOptions {
   indexCacheBytes?: number;
   metadataCacheBytes?: number;
   /**
+   * Unindexed rows (appended since the last fold) that searches still find, by a flat scan whose
+   * cost grows with them (docs/benchmarks.md, "Small commits without a fold"); past this many,
+   * searches skip them until the next fold, and a writer ending its run folds. The writer and the
+   * gateways reading its index should agree on it: SEARCHGATE_MAX_UNINDEXED_ROWS sets both.
+   */
+  maxUnindexedRows?: number;
+  /**
    * Opens the index for searching only: nothing is created, indexed or folded on open, and every
    * write throws. A replica's mirror of an index on object storage is opened so (mirror.ts).
    */
@@ -88,6 +97,21 @@ export const DEFAULT_METADATA_CACHE_BYTES = 64 * 1_048_576;
 const DEFAULT_TITLE_BOOST = 1.2;
 const DEFAULT_READ_CONSISTENCY_MS = 1000;
 const DEFAULT_KEEP_VERSIONS_MS = 10 * 60_000;
+/**
+ * At 50k pages, each thousand unindexed rows adds about 40 ms to a full-text query (its flat scan),
+ * while a fold rewrites the whole table (88 MB, every replica copies it again): see
+ * docs/benchmarks.md, "Small commits without a fold".
+ */
+export const DEFAULT_MAX_UNINDEXED_ROWS = 1000;
+
+/** The limit an index is opened with when the caller names none: the environment's, else the default. */
+export function maxUnindexedRowsSetting(environment: NodeJS.ProcessEnv = process.env): number {
+  const given = environment.SEARCHGATE_MAX_UNINDEXED_ROWS;
+  if (given === undefined || given === '') return DEFAULT_MAX_UNINDEXED_ROWS;
+  const value = Number(given);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`SEARCHGATE_MAX_UNINDEXED_ROWS must be a whole number ≥ 0, not "${given}"`);
+  return value;
+}
 const MAX_COMMIT_ATTEMPTS = 8;
 
 /** The index tokenizer: English words, folded, stemmed, stop words out (as SciFact's BM25 baseline). */
@@ -143,6 +167,7 @@ export async function openLocalIndex(directory: string, options: LocalIndexOptio
     titleBoost: options.titleBoost ?? DEFAULT_TITLE_BOOST,
     snippetLength: options.snippetLength ?? DEFAULT_SNIPPET_LENGTH,
     keepVersionsMs: options.keepVersionsMs ?? DEFAULT_KEEP_VERSIONS_MS,
+    maxUnindexedRows: options.maxUnindexedRows ?? maxUnindexedRowsSetting(),
     readOnly: options.readOnly ?? false,
   });
   if (!options.readOnly) await index.resumeInterruptedFold();
@@ -219,6 +244,7 @@ interface Settings {
   titleBoost: number;
   snippetLength: number;
   keepVersionsMs: number;
+  maxUnindexedRows: number;
   readOnly: boolean;
 }
 
@@ -359,6 +385,27 @@ class LanceLocalIndex implements LocalIndex {
   }
 
   /**
+   * Makes every row appended so far searchable at the least cost. Up to maxUnindexedRows unindexed
+   * rows, searches find them by a flat scan, so only the rows they supersede are deleted (deletion
+   * files: no data file is rewritten); past it, they are folded in.
+   */
+  async makeSearchable(options: { keepVersionsMs?: number } = {}): Promise<'scanned' | 'folded'> {
+    this.assertWritable();
+    if ((await this.unindexedRows()) > this.settings.maxUnindexedRows) {
+      await this.fold(options);
+      return 'folded';
+    }
+    await this.writes.run(async () => {
+      const superseded = new Map(this.superseded);
+      for (const [url, revision] of this.supersededUnfolded) superseded.set(url, Math.max(revision, superseded.get(url) ?? 0));
+      this.superseded = new Map();
+      this.supersededUnfolded = new Map();
+      await this.removeSupersededRows(superseded);
+    });
+    return 'scanned';
+  }
+
+  /**
    * Folds the rows added since the last fold into the inverted, B-tree and vector indexes, compacts
    * fragments and deletes versions older than keepVersionsMs, then deletes the rows the new ones
    * supersede. It merges a delta into the indexes rather than rebuilding them, but its cost still
@@ -411,11 +458,22 @@ class LanceLocalIndex implements LocalIndex {
   }
 
   /**
-   * A writer that died between adding rows and folding them left rows no search can see; the next
-   * process to open the index folds them in the background (close() waits for it).
+   * Whether a search reads the indexes alone (LanceDB's fastSearch): when no row is unindexed, or
+   * too many are for their flat scan. Asked per search (a lookup of a few µs), since another
+   * process's commits change it.
+   */
+  private async readsIndexesOnly(): Promise<boolean> {
+    const unindexed = await this.unindexedRows();
+    return unindexed === 0 || unindexed > this.settings.maxUnindexedRows;
+  }
+
+  /**
+   * A writer that died between adding rows and folding them may have left more unindexed rows than
+   * searches scan; the next process to open the index folds them in the background (close() waits
+   * for it).
    */
   async resumeInterruptedFold(): Promise<void> {
-    if ((await this.unindexedRows()) > 0) {
+    if ((await this.unindexedRows()) > this.settings.maxUnindexedRows) {
       // Failures are not fatal here: the next write folds again.
       this.fold().catch(() => undefined);
     }
@@ -468,8 +526,8 @@ class LanceLocalIndex implements LocalIndex {
     let search = this.table
       .search(fullText, 'fts')
       .select(withVectors ? [...SEARCH_COLUMNS, ...VECTOR_COLUMNS] : SEARCH_COLUMNS)
-      .limit(limit)
-      .fastSearch();
+      .limit(limit);
+    if (await this.readsIndexesOnly()) search = search.fastSearch();
     if (offset > 0) search = search.offset(offset);
     const predicate = filterPredicate(query);
     if (predicate) search = search.where(predicate);
@@ -497,8 +555,11 @@ class LanceLocalIndex implements LocalIndex {
     // unfinished re-embedding has it, and checking it on every row first costs as much as the search
     // (13 of 30 ms on SciFact's 5k pages).
     search = filters ? search.where(`${modelFilter} AND ${filters}`) : search.where(modelFilter).postfilter();
-    // With an index, unindexed rows wait for the fold as they do for full text; without one, every row is scanned.
-    if (await this.vectorIndexExists()) search = search.nprobes(VECTOR_NPROBES).refineFactor(VECTOR_REFINE_FACTOR).fastSearch();
+    // Without an index every row is scanned; with one, unindexed rows are scanned as for full text.
+    if (await this.vectorIndexExists()) {
+      search = search.nprobes(VECTOR_NPROBES).refineFactor(VECTOR_REFINE_FACTOR);
+      if (await this.readsIndexesOnly()) search = search.fastSearch();
+    }
     const result = await search.toArrow();
     return this.hitsOf(result, query.snippets === false ? null : queryStems(query.query), true, (row) => 1 - Number(result.getChild('_distance')?.get(row) ?? 1));
   }

@@ -172,7 +172,9 @@ export class IndexMirror {
     const lane = async () => {
       while (next < objects.length) {
         const object = objects[next++]!;
-        this.bytesCopied += await this.store.download(object.key, join(this.options.directory, ...object.key.split('/')));
+        // Not `+= await`: that reads the total before the download, and the lanes' sums overwrite each other.
+        const bytes = await this.store.download(object.key, join(this.options.directory, ...object.key.split('/')));
+        this.bytesCopied += bytes;
       }
     };
     await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, objects.length) }, lane));

@@ -6,9 +6,12 @@
  *   new and changed pages embedded (in the model's worker thread), and appended: an append costs the
  *   same on a small index as on a large one.
  * - The expensive step, folding appended rows into the full-text, scalar and vector indexes, runs
- *   once per `foldEveryPages` new rows, once `foldEveryMs` after the first unfolded row (so a long
- *   crawl's pages become searchable within that delay), and once at close(), so that pages are
- *   found when a run returns.
+ *   once per `foldEveryPages` new rows, and at close() only when the unindexed rows are more than
+ *   searches scan (LocalIndexOptions.maxUnindexedRows): a fold rewrites the whole table (LanceDB
+ *   compacts as it folds), which every replica of an index on object storage then copies again. A
+ *   smaller run leaves its rows unindexed and searchable by a flat scan: pages are found when a run
+ *   returns either way. A crawl's trickle is made searchable the same way `foldEveryMs` after its
+ *   first page, so its pages are found within that delay.
  * - A page already in the index with the same text (content hash) and vectors of the current model
  *   is skipped: running the same command again after an interruption finishes the work without
  *   redoing it, and re-embedding after a model change redoes only what changed. Only pages that may
@@ -39,13 +42,15 @@ export interface WriterOptions {
   /** Fold after this many pages were appended since the last fold. */
   foldEveryPages?: number;
   /**
-   * When pages trickle in (a crawl: batches written before they fill), fold this long after the
-   * first page appended since the last fold, so that they become searchable within that delay. A
-   * bulk input (full batches) folds by count only.
+   * When pages trickle in (a crawl: batches written before they fill), make them searchable this
+   * long after the first page appended since (a fold only once they are more than searches scan).
+   * A bulk input (full batches) folds by count only.
    */
   foldEveryMs?: number;
   /** See WRITER_DEFAULTS.keepVersionsMs. */
   keepVersionsMs?: number;
+  /** Fold at close() however few rows are unindexed (`index add --fold`). */
+  foldAtClose?: boolean;
   /** Called after each batch and fold. */
   onProgress?: (counters: Readonly<WriterCounters>) => void;
   signal?: AbortSignal;
@@ -97,6 +102,16 @@ const MIN_FILTER_ENTRIES = 2_000_000;
 /** Readers look for a new version every second (LocalIndexOptions.readConsistencyMs); a little more. */
 const READERS_CATCH_UP_MS = 3_000;
 
+/**
+ * Deletes the versions a fold left behind once readers have had time to move to the new one (with
+ * keepVersionsMs 0 the fold itself did that), so that the index ends at its own size.
+ */
+export async function removeOldVersions(index: LocalIndex, keepVersionsMs: number): Promise<void> {
+  if (keepVersionsMs === 0) return;
+  await new Promise((resolve) => setTimeout(resolve, Math.min(keepVersionsMs, READERS_CATCH_UP_MS)));
+  await index.fold({ keepVersionsMs: 0 });
+}
+
 export class IndexWriter {
   readonly counters: WriterCounters = { received: 0, written: 0, unchanged: 0, embedded: 0, folds: 0, embedMs: 0, foldMs: 0 };
   private batch: Pending[] = [];
@@ -128,6 +143,7 @@ export class IndexWriter {
       foldEveryPages: options.foldEveryPages ?? WRITER_DEFAULTS.foldEveryPages,
       foldEveryMs: options.foldEveryMs ?? WRITER_DEFAULTS.foldEveryMs,
       keepVersionsMs: options.keepVersionsMs ?? WRITER_DEFAULTS.keepVersionsMs,
+      foldAtClose: options.foldAtClose ?? false,
     };
     this.onProgress = options.onProgress ?? (() => {});
     this.signal = options.signal;
@@ -149,8 +165,8 @@ export class IndexWriter {
 
   /**
    * Writes a batch job's pages through a writer and closes it, so they are appended in batches and
-   * folded on the writer's schedule (once, at the end, for fewer than foldEveryPages); throws when a
-   * batch failed.
+   * folded on the writer's schedule (at the end, for fewer than foldEveryPages, if they are more than
+   * searches scan); throws when a batch failed.
    */
   static async writeAll(index: LocalIndex, pages: Iterable<IndexedPage>, options: WriterOptions = {}): Promise<Readonly<WriterCounters>> {
     const writer = await IndexWriter.open(index, options);
@@ -167,7 +183,7 @@ export class IndexWriter {
     return writer.counters;
   }
 
-  /** Resolves when the page is appended (searchable after the next fold); rejects when its batch failed. */
+  /** Resolves when the page is appended (searchable once close() or a trickle's delay makes it so); rejects when its batch failed. */
   add(page: IndexedPage): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     this.counters.received += 1;
@@ -192,20 +208,16 @@ export class IndexWriter {
   }
 
   /**
-   * Appends what is left and folds it in: every page added is searchable when this resolves. Then,
-   * once readers have had time to move to the new version, the versions the run left behind are
-   * deleted, so the index ends at its own size (with keepVersionsMs 0 the fold itself did that).
+   * Appends what is left and makes it searchable: every page added is found when this resolves. If
+   * that took a fold, then, once readers have had time to move to the new version, the versions the
+   * run left behind are deleted, so the index ends at its own size (with keepVersionsMs 0 the fold
+   * itself did that). Without a fold there is nothing to delete: appends and deletions only add
+   * files, the next fold's cleanup reclaims what they supersede.
    */
   async close(): Promise<Readonly<WriterCounters>> {
     await this.flush();
-    clearTimeout(this.foldTimer);
-    if (this.appendedSinceFold.size > 0 || (await this.index.unindexedRows()) > 0) {
-      await this.fold();
-      if (this.options.keepVersionsMs > 0) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.keepVersionsMs, READERS_CATCH_UP_MS)));
-        await this.index.fold({ keepVersionsMs: 0 });
-      }
-    }
+    const made = this.options.foldAtClose ? await this.fold() : await this.makeSearchable();
+    if (made === 'folded') await removeOldVersions(this.index, this.options.keepVersionsMs);
     return this.counters;
   }
 
@@ -300,16 +312,30 @@ export class IndexWriter {
     if (this.foldTimer !== undefined) return;
     this.foldTimer = setTimeout(() => {
       this.foldTimer = undefined;
-      this.writing = this.writing.then(() => (this.appendedSinceFold.size > 0 ? this.fold() : undefined));
+      this.writing = this.writing.then(async () => void (await this.makeSearchable()));
     }, this.options.foldEveryMs);
     this.foldTimer.unref();
   }
 
-  private async fold(): Promise<void> {
+  /** The index's makeSearchable(), counted as a fold when it folded. */
+  private async makeSearchable(): Promise<'scanned' | 'folded'> {
+    return this.folding(() => this.index.makeSearchable({ keepVersionsMs: this.options.keepVersionsMs }));
+  }
+
+  private async fold(): Promise<'folded'> {
+    await this.folding(async () => {
+      await this.index.fold({ keepVersionsMs: this.options.keepVersionsMs });
+      return 'folded';
+    });
+    return 'folded';
+  }
+
+  private async folding(step: () => Promise<'scanned' | 'folded'>): Promise<'scanned' | 'folded'> {
     clearTimeout(this.foldTimer);
     this.foldTimer = undefined;
     const started = performance.now();
-    await this.index.fold({ keepVersionsMs: this.options.keepVersionsMs });
+    const done = await step();
+    if (done === 'scanned') return done;
     // Folded rows are in the B-trees now, where lookups find them cheaply: the filter says to look.
     for (const state of this.appendedSinceFold.values()) {
       this.known.add(state.canonicalUrl);
@@ -319,5 +345,6 @@ export class IndexWriter {
     this.counters.foldMs += performance.now() - started;
     this.counters.folds += 1;
     this.onProgress(this.counters);
+    return done;
   }
 }

@@ -41,9 +41,10 @@ export function createLocalContent(name: string, options: LocalOptions): Content
   };
   // Fetched pages go into the index through the writer `index add` and the crawler use: a page is
   // appended within a second, with its vectors as `index add` would give them (full text alone
-  // without the model), and the pages of the last minute are folded in together. A fold compacts the
-  // whole table (docs/benchmarks.md, "Index at scale"), so folding each page as it came would cost a
-  // large index seconds and a gigabyte per page.
+  // without the model), and made searchable within a minute: left to the searches' scan of unindexed
+  // rows, and folded only once more than maxUnindexedRows have gathered. A fold compacts the whole
+  // table (docs/benchmarks.md, "Index at scale"), so folding each page as it came would cost a large
+  // index seconds and a gigabyte per page.
   let model: { embedder: Promise<IndexEmbedder>; release(): Promise<void> } | null = null;
   let writer: Promise<IndexWriter> | null = null;
   const openWriter = async (): Promise<IndexWriter> => {

@@ -4,6 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
+import type { QueryEmbedder } from '../../../src/local/index/embedder.js';
+import { queryStems } from '../../../src/local/index/terms.js';
+import type { PageEmbedder } from '../../../src/local/index/writer.js';
 import type { IndexedPage, IndexQuery } from '../../../src/local/types.js';
 
 export function page(url: string, fields: Partial<IndexedPage> = {}): IndexedPage {
@@ -42,4 +45,41 @@ export function filler(words: number): string {
 /** The URL of one page written by writer-process.js. */
 export function writerPageUrl(writerPrefix: string, batch: number, position: number): string {
   return `https://writer.example/${writerPrefix}/${batch}/${position}`;
+}
+
+export const BAG_OF_WORDS_DIMENSIONS = 64;
+
+/**
+ * A stand-in for the embedding model with its contract (unit vectors per window, a model stamp),
+ * whose vectors are bags of hashed word stems, so that which page is nearest is known in advance.
+ * Windows of `wordsPerWindow` words; each window's vector counts its stems in hashed buckets.
+ */
+export function bagOfWordsEmbedder(model = 'bag-of-words-v1', wordsPerWindow = 50): PageEmbedder & QueryEmbedder & { pagesEmbedded: number } {
+  const vector = (text: string) => {
+    const values = new Float32Array(BAG_OF_WORDS_DIMENSIONS);
+    for (const stem of queryStems(text)) {
+      let hash = 0;
+      for (const character of stem) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+      values[hash % BAG_OF_WORDS_DIMENSIONS]! += 1;
+    }
+    const norm = Math.hypot(...values) || 1;
+    return values.map((value) => value / norm);
+  };
+  return {
+    model,
+    dimensions: BAG_OF_WORDS_DIMENSIONS,
+    pagesEmbedded: 0,
+    async embedPages(pages) {
+      this.pagesEmbedded += pages.length;
+      return pages.map(({ title, text }) => {
+        const words = `${title}\n${text}`.split(/\s+/);
+        const windows: Float32Array[] = [];
+        for (let start = 0; start < words.length; start += wordsPerWindow) windows.push(vector(words.slice(start, start + wordsPerWindow).join(' ')));
+        return windows;
+      });
+    },
+    async embedQuery(text) {
+      return vector(text);
+    },
+  };
 }

@@ -370,7 +370,7 @@ test('concurrent upserts and searches in one process all land', async (t) => {
   t.is((await index.search(query('pangolin', { limit: 50 }))).hits.length, 50);
 });
 
-test('rows a dead writer added but never folded become searchable when the index is next opened', async (t) => {
+test('rows a dead writer added but never folded, more than searches scan, are folded when the index is next opened', async (t) => {
   const directory = await temporaryDirectory(t);
   const first = await openLocalIndex(directory);
   await first.upsert([page('https://fold.example/indexed', { text: 'okapi indexed' })]);
@@ -386,7 +386,8 @@ test('rows a dead writer added but never folded become searchable when the index
   table.close();
   connection.close();
 
-  const reopened = await openLocalIndex(directory, { readConsistencyMs: 0 });
+  // With maxUnindexedRows 0 no search scans unindexed rows: the orphan is found once folded.
+  const reopened = await openLocalIndex(directory, { readConsistencyMs: 0, maxUnindexedRows: 0 });
   t.teardown(() => reopened.close());
   t.truthy(await reopened.get('https://fold.example/orphan'), 'committed rows are readable at once');
   const deadline = Date.now() + 30_000;
@@ -396,6 +397,7 @@ test('rows a dead writer added but never folded become searchable when the index
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   t.deepEqual(found, ['https://fold.example/indexed', 'https://fold.example/orphan']);
+  t.is(await reopened.unindexedRows(), 0);
 });
 
 test('an index written in another layout is refused with a message saying what to do', async (t) => {

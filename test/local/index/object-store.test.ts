@@ -45,10 +45,10 @@ interface PageLine {
   text: string;
 }
 
-async function writeIndex(t: ExecutionContext, uri: string, pages: PageLine[], env: Record<string, string> = {}) {
+async function writeIndex(t: ExecutionContext, uri: string, pages: PageLine[], env: Record<string, string> = {}, options: string[] = []) {
   const file = join(mkdtempSync(join(tmpdir(), 'searchgate-s3-pages-')), 'pages.jsonl');
   writeFileSync(file, pages.map((page) => JSON.stringify(page)).join('\n') + '\n');
-  const run = await runCli(['index', 'add', file, '--dir', uri, '--no-vectors'], { env: { ...s3Environment(s3.endpoint, SECRET), ...env } });
+  const run = await runCli(['index', 'add', file, '--dir', uri, '--no-vectors', ...options], { env: { ...s3Environment(s3.endpoint, SECRET), ...env } });
   t.is(run.code, 0, run.stderr);
   return run;
 }
@@ -141,6 +141,45 @@ test.serial('one writer, two replicas: both serve the same results, and a page t
   const metrics = await (await fetch(`${replicas[0]!.url}/metrics`)).text();
   t.regex(metrics, new RegExp(`searchgate_index_replica_version\\{location="${uri}"\\} ${ready.indexReplicas[0].version}`));
   for (const replica of replicas) t.false(replica.log().includes(SECRET));
+});
+
+/** What a replica's sync copies: every file but LanceDB's version hint, which it rewrites in place. */
+const isCopied = (object: { key: string }) => !object.key.startsWith('pages.lance/_versions/') || manifestVersion(object.key) !== null;
+
+test.serial('after a small commit a replica copies only the files the commit added; `index fold` then rewrites the table', async (t) => {
+  t.timeout(120_000);
+  const bucket = await freshBucket();
+  const uri = `s3://${bucket}/small-commits`;
+  await writeIndex(t, uri, PAGES, {}, ['--fold']);
+  const store = new ObjectStore(bucket, 'small-commits', 5000);
+  t.teardown(() => store.close());
+  const listing = async () => new Map((await store.list('pages.lance/')).map((object) => [object.key, object]));
+  const newestVersion = (objects: Map<string, { key: string }>) => Math.max(...[...objects.keys()].map((key) => manifestVersion(key) ?? 0));
+  const replica = await startReplica(t, replicaConfig(uri), s3Environment(s3.endpoint, SECRET));
+  await eventually(async () => ((await search(replica, 'vacuuming')).status === 200 ? true : undefined), 20_000, 'the replica serves its copy');
+  const before = await listing();
+  await eventually(async () => ((await readyz(replica)).indexReplicas[0].version === newestVersion(before) ? true : undefined), 15_000, 'the replica on the newest version');
+  const copiedBefore: number = (await readyz(replica)).indexReplicas[0].bytesCopied;
+  const sizeOf = (objects: Iterable<{ key: string; size: number }>) => [...objects].filter(isCopied).reduce((total, object) => total + object.size, 0);
+  t.is(copiedBefore, sizeOf(before.values()), 'the first sync copied the whole index');
+
+  await writeIndex(t, uri, [{ url: 'https://new.example/freezing', title: 'Freezing tuples', text: 'Freezing prevents transaction id wraparound in old tuples.' }]);
+  const after = await listing();
+  t.deepEqual([...before.keys()].filter((key) => !after.has(key)), [], 'no file of the index was rewritten or deleted');
+  await eventually(async () => ((await readyz(replica)).indexReplicas[0].version === newestVersion(after) ? true : undefined), 15_000, 'the replica on the commit\'s version');
+  t.true(urlsOf((await search(replica, 'wraparound')).body).includes('https://new.example/freezing'));
+  const added = [...after.values()].filter((object) => !before.has(object.key));
+  const copied = (await readyz(replica)).indexReplicas[0].bytesCopied - copiedBefore;
+  t.is(copied, sizeOf(added), added.map((object) => object.key).join(', '));
+  t.log(`a one-page commit: the replica copied ${copied} of the index's ${sizeOf(after.values())} bytes (${added.length} files)`);
+
+  const fold = await runCli(['index', 'fold', '--dir', uri], { env: s3Environment(s3.endpoint, SECRET) });
+  t.is(fold.code, 0, fold.stderr);
+  t.regex(fold.stdout, /folded 1 unindexed page/);
+  const folded = await listing();
+  const dataFiles = (objects: Map<string, unknown>) => [...objects.keys()].filter((key) => key.startsWith('pages.lance/data/'));
+  t.deepEqual(dataFiles(after).filter((key) => folded.has(key)), [], 'the fold rewrote every data file and removed the old ones');
+  t.is(dataFiles(folded).length, 1);
 });
 
 test.serial('a store that is down, then hanging: replicas keep answering from their copy, and say how stale it is', async (t) => {

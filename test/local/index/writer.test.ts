@@ -6,52 +6,17 @@
  */
 import test from 'ava';
 import { hybridSearch, type HybridWeights } from '../../../src/local/index/hybrid.js';
-import { openLocalIndex } from '../../../src/local/index/index.js';
-import { queryStems } from '../../../src/local/index/terms.js';
-import { IndexWriter, type PageEmbedder } from '../../../src/local/index/writer.js';
-import type { QueryEmbedder } from '../../../src/local/index/embedder.js';
+import { openLocalIndex, type LocalIndexOptions } from '../../../src/local/index/index.js';
+import { IndexWriter } from '../../../src/local/index/writer.js';
 import type { IndexedPage } from '../../../src/local/types.js';
-import { page, query, temporaryDirectory } from './helpers.js';
-
-const DIMENSIONS = 64;
-
-/** Windows of `wordsPerWindow` words; each window's vector counts its stems in hashed buckets. */
-function bagOfWordsEmbedder(model = 'bag-of-words-v1', wordsPerWindow = 50): PageEmbedder & QueryEmbedder & { pagesEmbedded: number } {
-  const vector = (text: string) => {
-    const values = new Float32Array(DIMENSIONS);
-    for (const stem of queryStems(text)) {
-      let hash = 0;
-      for (const character of stem) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
-      values[hash % DIMENSIONS]! += 1;
-    }
-    const norm = Math.hypot(...values) || 1;
-    return values.map((value) => value / norm);
-  };
-  return {
-    model,
-    dimensions: DIMENSIONS,
-    pagesEmbedded: 0,
-    async embedPages(pages) {
-      this.pagesEmbedded += pages.length;
-      return pages.map(({ title, text }) => {
-        const words = `${title}\n${text}`.split(/\s+/);
-        const windows: Float32Array[] = [];
-        for (let start = 0; start < words.length; start += wordsPerWindow) windows.push(vector(words.slice(start, start + wordsPerWindow).join(' ')));
-        return windows;
-      });
-    },
-    async embedQuery(text) {
-      return vector(text);
-    },
-  };
-}
+import { bagOfWordsEmbedder, BAG_OF_WORDS_DIMENSIONS as DIMENSIONS, page, query, temporaryDirectory } from './helpers.js';
 
 /** Weights that rank by the vectors alone: what the vector leg contributes is then plain to see. */
 const BY_COSINE: HybridWeights = { intercept: 0, cosine: 10, lexical: 0, titleCoverage: 0, exactTitle: 0, bm25Rank: 0, vectorRank: 0, fullTextScore: 0 };
 
-async function freshIndex(t: Parameters<typeof temporaryDirectory>[0]) {
+async function freshIndex(t: Parameters<typeof temporaryDirectory>[0], options: LocalIndexOptions = {}) {
   const directory = await temporaryDirectory(t);
-  const index = await openLocalIndex(directory);
+  const index = await openLocalIndex(directory, options);
   t.teardown(() => index.close());
   return { index, directory };
 }
@@ -66,11 +31,11 @@ const ANIMALS = [
   page('https://zoo.example/camel', { title: 'Camel', text: 'The camel crosses the desert and stores fat in its hump.' }),
 ];
 
-test('appends in batches, folds once at close, and every page is searchable when close resolves', async (t) => {
-  const { index } = await freshIndex(t);
+test('appends in batches, folds once at close past maxUnindexedRows, and every page is searchable when close resolves', async (t) => {
+  const { index } = await freshIndex(t, { maxUnindexedRows: 2 });
   const writer = await IndexWriter.open(index, { batchPages: 2 });
   await writeAll(writer, ANIMALS);
-  // Appended but not folded: full-text search does not see unfolded rows yet.
+  // Appended, unfolded, and more than searches scan: not found yet.
   t.deepEqual((await index.search(query('otter'))).hits, []);
   t.is(await index.unindexedRows(), 3);
   const counters = await writer.close();
@@ -79,8 +44,22 @@ test('appends in batches, folds once at close, and every page is searchable when
   t.deepEqual((await index.search(query('otter'))).hits.map((hit) => hit.page.url), ['https://zoo.example/otter']);
 });
 
+test('a run within maxUnindexedRows ends without a fold, its pages searchable by the scan; foldAtClose folds anyway', async (t) => {
+  const { index } = await freshIndex(t, { maxUnindexedRows: 3 });
+  const writer = await IndexWriter.open(index, { batchPages: 2 });
+  await writeAll(writer, ANIMALS);
+  t.like(await writer.close(), { written: 3, folds: 0 });
+  t.is(await index.unindexedRows(), 3);
+  t.deepEqual((await index.search(query('otter'))).hits.map((hit) => hit.page.url), ['https://zoo.example/otter']);
+
+  const forced = await IndexWriter.open(index, { foldAtClose: true });
+  t.like(await forced.close(), { written: 0, folds: 1 });
+  t.is(await index.unindexedRows(), 0);
+  t.deepEqual((await index.search(query('otter'))).hits.map((hit) => hit.page.url), ['https://zoo.example/otter']);
+});
+
 test('foldEveryPages folds during a long run; foldEveryMs makes a trickle searchable without close', async (t) => {
-  const { index } = await freshIndex(t);
+  const { index } = await freshIndex(t, { maxUnindexedRows: 0 });
   const pages = Array.from({ length: 10 }, (_, i) => page(`https://many.example/${i}`, { text: `numbat page ${i}` }));
   const writer = await IndexWriter.open(index, { batchPages: 2, foldEveryPages: 4, foldEveryMs: 60_000 });
   await writeAll(writer, pages);
@@ -88,6 +67,7 @@ test('foldEveryPages folds during a long run; foldEveryMs makes a trickle search
   await writer.close();
   t.is(writer.counters.folds, 3);
 
+  // With no unindexed row searched (maxUnindexedRows 0), the trickle's delay ends with a fold.
   const trickle = await IndexWriter.open(index, { batchPages: 100, batchDelayMs: 10, foldEveryMs: 100 });
   await trickle.add(page('https://many.example/late', { text: 'quokka arrives late' }));
   t.deepEqual((await index.search(query('quokka'))).hits, [], 'appended, not yet folded');

@@ -96,7 +96,7 @@ test('text mode fetches and extracts the pages of a snippet-only upstream; chall
   t.is(site.requests.filter((r) => r.url === '/article').length, 1, 'not fetched again');
 });
 
-test('fetched pages go through the index writer: appended at once, folded together later (not one fold each), and folded when the gateway closes', async (t) => {
+test('fetched pages go through the index writer: appended at once, never folded one by one, and searchable when the gateway closes', async (t) => {
   const { gateway, site, directory, closeGateway } = await setup(t, { allowPrivateNetworks: true, addFetchedPages: true });
   t.is((await gateway.post('/v1/web-search', { query: 'page text', contents: { text: true } })).status, 200);
   const index = await openLocalIndex(directory, { readConsistencyMs: 0 });
@@ -104,12 +104,12 @@ test('fetched pages go through the index writer: appended at once, folded togeth
   const stored = await storedSoon(index, `${site.url}/article`);
   t.truthy(stored, 'appended within the writer\'s batch delay');
   // Appended but not folded: a fold of its own per page would rewrite the whole table each time.
-  t.true((await index.unindexedRows()) > 0, 'the page waits for the writer\'s timed fold');
+  t.true((await index.unindexedRows()) > 0, 'the page is not folded on its own');
 
   await closeGateway();
-  t.is(await index.unindexedRows(), 0, 'the gateway folded what it appended on its way out');
+  t.true((await index.unindexedRows()) > 0, 'a few pages are left to the searches\' scan: no fold rewrote the table on the way out');
   const { hits } = await index.search({ query: 'gateway fetches pages', limit: 5, offset: 0, includeDomains: [], excludeDomains: [], window: null });
-  t.true(hits.some((hit) => hit.page.url === `${site.url}/article`), 'a search finds the page after the fold');
+  t.true(hits.some((hit) => hit.page.url === `${site.url}/article`), 'a search finds the page');
 });
 
 test('the content fetcher refuses loopback addresses unless the operator allows them', async (t) => {

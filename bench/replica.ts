@@ -3,19 +3,27 @@
  * the same index served from a local directory, side by side in one run:
  * - the copy's first sync: time and bytes;
  * - query p50/p95 at 1 and 8 clients, replica ÷ local (goal: within 10 %);
- * - a commit by the writer (`index add --dir s3://…` of one page): the writer's time, then the time
- *   until the replica finds the page, and the bytes that sync copied.
+ * - commits by the writer (`index add --dir s3://…` of one page, then of 1,000): the writer's time,
+ *   the time until the replica finds the pages, and the bytes its syncs copied, beside the files the
+ *   commit added to and removed from the store; with --baseline-dist, the same commits by another
+ *   build's writer (each on its own copy of the index, served by a replica of this build);
+ * - the peak RSS of `index add` of --rss-pages new pages into a copy of the local index, by each
+ *   build, and of the same command again when it writes nothing.
  *
  * The store is moto's server from the pinned venv of scripts/client-venvs.sh on 127.0.0.1 (no
  * network latency: a real store adds its round trips to the sync, never to a query). Pages come
- * from the 243k-page bench corpus, the first --pages of it, indexed with full text alone (the
- * replica's query path is the same with vectors; building them would take the model's time).
+ * from the 243k-page bench corpus, the first --pages of it (or, with --synthetic, as many pages of
+ * the synthetic corpus of index-bench-common.ts), indexed with full text alone (the replica's query
+ * path is the same with vectors; building them would take the model's time). Pages a commit adds
+ * are synthetic in both cases.
  *
- *   npm run bench:replica -- [--pages 50000] [--queries 300] [--out bench/results/replica.json]
+ *   npm run bench:replica -- [--pages 50000] [--queries 300] [--synthetic] [--commit-pages 1,1000]
+ *        [--rss-pages 300] [--baseline-dist /tmp/base/dist] [--out bench/results/replica.json]
+ * (--queries 0 skips the query comparison.)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, createReadStream, createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -23,8 +31,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { manifestVersion } from '../src/local/index/mirror.js';
+import { ObjectStore, type StoredObject } from '../src/local/index/object-store.js';
 import { s3Environment, startS3Server } from '../test/helpers/s3-server.js';
-import { ensureCorpus, machineDescription, startWatchdog } from './index-bench-common.js';
+import { ensureCorpus, machineDescription, processMemory, startWatchdog, syntheticPages } from './index-bench-common.js';
 import { percentile } from './latency.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -40,6 +50,10 @@ const { values: flags } = parseArgs({
     'work-dir': { type: 'string', default: '/tmp/searchgate-bench/replica' },
     'corpus-dir': { type: 'string', default: '/tmp/searchgate-bench/bakeoff' },
     'install-packages': { type: 'boolean', default: false },
+    synthetic: { type: 'boolean', default: false },
+    'commit-pages': { type: 'string', default: '1,1000' },
+    'rss-pages': { type: 'string', default: '300' },
+    'baseline-dist': { type: 'string' },
     out: { type: 'string', default: join(REPO_ROOT, 'bench/results/replica.json') },
   },
 });
@@ -94,17 +108,32 @@ async function slice(corpus: string, pages: number, path: string): Promise<strin
   return titles;
 }
 
-/** Runs the CLI, its time in ms. Not synchronously: the event loop must keep reading moto's log, or moto stalls on a full pipe. */
-async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** Pages of the synthetic corpus as `index add` reads them, from page `firstPage` on. */
+function writeSyntheticPages(path: string, pages: number, firstPage: number, firstTitle?: string): string[] {
+  const made = syntheticPages({ pages, firstPage, hosts: 2000, fromMs: Date.UTC(2015, 0, 1), toMs: Date.UTC(2026, 0, 1) });
+  if (firstTitle !== undefined && made[0]) made[0].title = firstTitle;
+  writeFileSync(path, made.map((page) => `${JSON.stringify({ url: page.url, title: page.title, text: page.text, datePublished: page.datePublished })}\n`).join(''));
+  return made.map((page) => page.title);
+}
+
+/**
+ * Runs a build's CLI, its time in ms and its peak RSS in bytes. Not synchronously: the event loop
+ * must keep reading moto's log, or moto stalls on a full pipe.
+ */
+async function cli(args: string[], env: NodeJS.ProcessEnv, program = CLI): Promise<{ ms: number; peakRssBytes: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [program, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  let peakRssBytes = 0;
+  // The kernel's high-water mark, read until the process is gone.
+  const sampler = setInterval(() => (peakRssBytes = Math.max(peakRssBytes, processMemory(child.pid!)?.peak ?? 0)), 50);
   const [code] = (await once(child, 'exit')) as [number | null];
+  clearInterval(sampler);
   if (code !== 0) throw new Error(`searchgate ${args.join(' ')} exited with ${code}`);
-  return performance.now() - started;
+  return { ms: performance.now() - started, peakRssBytes };
 }
 
 /** Puts a local index directory under the store's prefix, as a writer would have left it. */
-async function upload(directory: string, client: S3Client): Promise<number> {
+async function upload(directory: string, client: S3Client, prefix: string): Promise<number> {
   const files = readdirSync(directory, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
   // Manifests last, as a commit: a replica never sees a version whose files are not all there.
   files.sort((a, b) => Number(a.includes(`${sep}_versions${sep}`)) - Number(b.includes(`${sep}_versions${sep}`)));
@@ -115,7 +144,7 @@ async function upload(directory: string, client: S3Client): Promise<number> {
       const file = files[next++]!;
       const body = readFileSync(file);
       bytes += body.length;
-      await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `index/${relative(directory, file).split(sep).join('/')}`, Body: body }));
+      await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}/${relative(directory, file).split(sep).join('/')}`, Body: body }));
     }
   };
   await Promise.all(Array.from({ length: 8 }, lane));
@@ -185,13 +214,14 @@ const work = resolve(flags['work-dir']!);
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 const machine = machineDescription();
-const corpus = ensureCorpus(flags['corpus-dir']!, { installPackages: flags['install-packages']! });
 const pages = Number(flags.pages);
-const titles = await slice(corpus, pages, join(work, 'pages.jsonl'));
+const titles = flags.synthetic
+  ? writeSyntheticPages(join(work, 'pages.jsonl'), pages, 0)
+  : await slice(ensureCorpus(flags['corpus-dir']!, { installPackages: flags['install-packages']! }), pages, join(work, 'pages.jsonl'));
 noteLoad();
 
 const localIndex = join(work, 'local-index');
-const buildMs = await cli(['index', 'add', join(work, 'pages.jsonl'), '--dir', localIndex, '--no-vectors'], {});
+const { ms: buildMs } = await cli(['index', 'add', join(work, 'pages.jsonl'), '--dir', localIndex, '--no-vectors'], {});
 noteLoad();
 const moto = await startS3Server();
 await moto.createBucket(BUCKET);
@@ -200,7 +230,7 @@ const s3env = { ...s3Environment(moto.directEndpoint, 'bench'), AWS_SDK_JS_NODE_
 Object.assign(process.env, s3env);
 const s3 = new S3Client({ forcePathStyle: true, region: 'us-east-1' });
 let uploadMs = performance.now();
-const uploadedBytes = await upload(localIndex, s3);
+const uploadedBytes = await upload(localIndex, s3, 'index');
 uploadMs = performance.now() - uploadMs;
 
 const children: ChildProcess[] = [];
@@ -211,7 +241,9 @@ const mirror = join(work, 'mirror');
 const replicaStarted = performance.now();
 const replica = await startGateway('replica', URI, mirror, s3env);
 children.push(replica.child);
-const readyz = async () => ((await (await fetch(`${replica.url}/readyz`)).json()) as { indexReplicas?: Array<{ version: number | null; bytesCopied: number }> }).indexReplicas?.[0];
+type ReplicaStatus = { version: number | null; bytesCopied: number };
+const statusOf = async (url: string) => ((await (await fetch(`${url}/readyz`)).json()) as { indexReplicas?: ReplicaStatus[] }).indexReplicas?.[0];
+const readyz = () => statusOf(replica.url);
 await until(async () => ((await readyz())?.version != null ? true : undefined), 30 * 60_000, 'the replica\'s first copy');
 const firstSyncMs = performance.now() - replicaStarted;
 const mirrorBytes = directoryBytes(mirror);
@@ -225,22 +257,89 @@ for (const query of queries.slice(0, 20)) {
   await search(local.url, query);
   await search(replica.url, query);
 }
-const oneClient = await sideBySide(local.url, replica.url, queries, 1);
+const oneClient = queries.length > 0 ? await sideBySide(local.url, replica.url, queries, 1) : null;
 noteLoad();
-const eightClients = await sideBySide(local.url, replica.url, queries, 8);
+const eightClients = queries.length > 0 ? await sideBySide(local.url, replica.url, queries, 8) : null;
+noteLoad();
+replica.child.kill();
+local.child.kill();
+
+// Commits by each build's writer into its own copy of the index, each served by a replica of this build.
+const builds = [
+  ...(flags['baseline-dist'] ? [{ name: 'baseline', cli: join(resolve(flags['baseline-dist']), 'src/cli/main.js') }] : []),
+  { name: 'this build', cli: CLI },
+];
+const commitSizes = flags['commit-pages']!.split(',').map(Number);
+const newestVersion = (objects: StoredObject[]) => Math.max(...objects.map((object) => manifestVersion(object.key) ?? 0));
+const commits = [];
+let nextPage = 50_000_000;
+for (const [number, build] of builds.entries()) {
+  const prefix = `commits-${number}`;
+  await upload(localIndex, s3, prefix);
+  const store = new ObjectStore(BUCKET, prefix, 30_000);
+  const served = await startGateway(`commits-${number}`, `s3://${BUCKET}/${prefix}`, join(work, `commits-mirror-${number}`), s3env);
+  children.push(served.child);
+  await until(async () => ((await statusOf(served.url))?.version != null ? true : undefined), 30 * 60_000, `the copy of ${prefix}`);
+  for (const size of commitSizes) {
+    const marker = `commitmarker${Date.now().toString(36)}`;
+    const file = join(work, `commit-${number}-${size}.jsonl`);
+    writeSyntheticPages(file, size, nextPage, `${marker} first page of the commit`);
+    nextPage += size;
+    const before = await store.list('pages.lance/');
+    const copiedBefore = (await statusOf(served.url))!.bytesCopied;
+    const writer = await cli(['index', 'add', file, '--dir', `s3://${BUCKET}/${prefix}`, '--no-vectors'], s3env, build.cli);
+    const writerDone = performance.now();
+    await until(async () => ((await search(served.url, marker)).urls.length > 0 ? true : undefined), 10 * 60_000, 'the commit on the replica', 100);
+    const visibleAfterMs = performance.now() - writerDone;
+    const after = await store.list('pages.lance/');
+    // Every copy made: the replica on the store's newest version (the writer's cleanup may follow its last commit).
+    await until(async () => ((await statusOf(served.url))?.version === newestVersion(await store.list('pages.lance/_versions/')) ? true : undefined), 10 * 60_000, 'the replica on the newest version', 100);
+    const keysBefore = new Set(before.map((object) => object.key));
+    const keysAfter = new Set(after.map((object) => object.key));
+    const added = after.filter((object) => !keysBefore.has(object.key));
+    commits.push({
+      writer: build.name,
+      pages: size,
+      writerSeconds: seconds(writer.ms),
+      writerPeakRssMiB: Math.round(writer.peakRssBytes / 1_048_576),
+      visibleOnReplicaAfterWriterSeconds: seconds(visibleAfterMs),
+      bytesCopiedByReplica: (await statusOf(served.url))!.bytesCopied - copiedBefore,
+      storeFilesAdded: added.length,
+      storeBytesAdded: added.reduce((total, object) => total + object.size, 0),
+      storeFilesRemoved: before.filter((object) => !keysAfter.has(object.key)).length,
+      indexBytesAfter: after.reduce((total, object) => total + object.size, 0),
+      loadAverage: os.loadavg().map((value) => Math.round(value * 100) / 100),
+    });
+    console.log(JSON.stringify(commits.at(-1)));
+  }
+  served.child.kill();
+  store.close();
+}
 noteLoad();
 
-// A commit by the writer, and how long until the replica serves it.
-const marker = `replica visibility marker ${Date.now().toString(36)}`;
-writeFileSync(join(work, 'one.jsonl'), `${JSON.stringify({ url: `https://bench.example/${Date.now()}`, title: marker, text: `${marker}: one page added by the writer.` })}\n`);
-const versionBefore = (await readyz())!.version;
-const copiedBefore = (await readyz())!.bytesCopied;
-const writerMs = await cli(['index', 'add', join(work, 'one.jsonl'), '--dir', URI, '--no-vectors'], s3env);
-const writerDone = performance.now();
-await until(async () => ((await search(replica.url, marker)).urls.length > 0 ? true : undefined), 10 * 60_000, 'the new page on the replica', 100);
-const visibleAfterMs = performance.now() - writerDone;
-const { version: versionAfter, bytesCopied: copiedAfter } = (await readyz())!;
-const syncBytes = copiedAfter - copiedBefore;
+// The peak RSS of `index add` of a few hundred new pages into a large index, by each build, then of
+// the same command again, which finds every page in and writes nothing.
+const rssPages = Number(flags['rss-pages']);
+const additions = [];
+for (const [number, build] of builds.entries()) {
+  const copy = join(work, `rss-index-${number}`);
+  cpSync(localIndex, copy, { recursive: true });
+  const file = join(work, `rss-${number}.jsonl`);
+  writeSyntheticPages(file, rssPages, 60_000_000);
+  const adding = await cli(['index', 'add', file, '--dir', copy, '--no-vectors'], {}, build.cli);
+  const again = await cli(['index', 'add', file, '--dir', copy, '--no-vectors'], {}, build.cli);
+  additions.push({
+    writer: build.name,
+    pages: rssPages,
+    seconds: seconds(adding.ms),
+    peakRssMiB: Math.round(adding.peakRssBytes / 1_048_576),
+    writingNothing: { seconds: seconds(again.ms), peakRssMiB: Math.round(again.peakRssBytes / 1_048_576) },
+    indexBytesAfter: directoryBytes(copy),
+    loadAverage: os.loadavg().map((value) => Math.round(value * 100) / 100),
+  });
+  console.log(JSON.stringify(additions.at(-1)));
+  rmSync(copy, { recursive: true, force: true });
+}
 noteLoad();
 
 const result = {
@@ -253,7 +352,8 @@ const result = {
   upload: { seconds: seconds(uploadMs), bytes: uploadedBytes },
   firstSync: { seconds: seconds(firstSyncMs), mirrorBytes },
   queries: { count: queries.length, oneClient, eightClients },
-  commit: { writerSeconds: seconds(writerMs), visibleAfterWriterSeconds: seconds(visibleAfterMs), pollIntervalMs: 1000, versionBefore, versionAfter, bytesCopiedBySync: syncBytes, mirrorBytesAfter: directoryBytes(mirror) },
+  commits: { pollIntervalMs: 1000, maxUnindexedRows: process.env.SEARCHGATE_MAX_UNINDEXED_ROWS ?? 'default', runs: commits },
+  indexAdd: additions,
 };
 mkdirSync(dirname(flags.out!), { recursive: true });
 writeFileSync(flags.out!, `${JSON.stringify(result, null, 2)}\n`);

@@ -65,9 +65,33 @@ test('index add <jsonl>, then stats --json, export and remove', async (t) => {
   t.like(JSON.parse((await searchgate(['index', 'stats', '--json', '--dir', index])).stdout), { documents: 1 });
 });
 
+test('index add folds only past --max-unindexed, or with --fold; index fold folds what is left', async (t) => {
+  const directory = temporaryDirectory();
+  const index = join(directory, 'index');
+  const file = (name: string, words: string[]) => {
+    const path = join(directory, `${name}.jsonl`);
+    writeFileSync(path, words.map((word) => JSON.stringify({ url: `https://fold.example/${word}`, title: word, text: `A page about the ${word}.` })).join('\n'));
+    return path;
+  };
+  const add = async (path: string, ...options: string[]) => {
+    const run = await searchgate(['index', 'add', path, '--dir', index, '--no-vectors', ...options]);
+    t.is(run.code, 0, run.stderr);
+    return run.stderr;
+  };
+  t.regex(await add(file('two', ['heron', 'egret']), '--max-unindexed', '2'), /2 pages written .* 0 folds/);
+  t.regex(await add(file('one', ['ibis']), '--max-unindexed', '2'), /1 pages written .* 1 fold;/, 'three unindexed pages are past the limit');
+  t.regex(await add(file('another', ['stork'])), /1 pages written .* 0 folds/);
+  t.regex(await add(file('forced', ['crane']), '--fold'), /1 pages written .* 1 fold;/);
+  t.regex(await add(file('last', ['plover'])), /0 folds/);
+  const folded = await searchgate(['index', 'fold', '--dir', index]);
+  t.is(folded.code, 0, folded.stderr);
+  t.regex(folded.stdout, /folded 1 unindexed page in/);
+  t.regex((await searchgate(['index', 'stats', '--dir', index])).stdout, /documents:\s+6/);
+});
+
 test('index add with bad arguments is a usage error', async (t) => {
   const directory = temporaryDirectory();
-  for (const args of [['add'], ['add', join(directory, 'missing.jsonl')], ['add', 'notes.txt'], ['add', 'https://example.org/', '--max-pages', 'many'], ['frobnicate']]) {
+  for (const args of [['add'], ['add', join(directory, 'missing.jsonl')], ['add', 'notes.txt'], ['add', 'https://example.org/', '--max-pages', 'many'], ['add', 'https://example.org/', '--max-unindexed', '-1'], ['frobnicate']]) {
     const run = await searchgate(['index', ...args, '--dir', join(directory, 'index')]);
     t.is(run.code, 2, args.join(' '));
     t.regex(run.stderr, /usage: searchgate index/);

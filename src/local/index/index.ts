@@ -575,7 +575,7 @@ class LanceLocalIndex implements LocalIndex {
     const seen = new Set<string>();
     const hits: IndexHit[] = [];
     pages.forEach((page, row) => {
-      // Two revisions of a page are both indexed only between a fold and the delete that follows it.
+      // Two revisions of a page are both found only between a write and the delete that follows it.
       if (seen.has(page.canonicalUrl)) return;
       seen.add(page.canonicalUrl);
       hits.push({

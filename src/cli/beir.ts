@@ -90,12 +90,13 @@ function documentIdOf(url: string): string {
 
 /**
  * Writes the whole corpus through an IndexWriter: a fold's cost grows with the index, so it folds
- * once, not per batch. The index is the measurement's own, with no reader in another process to
- * keep superseded versions for.
+ * once, not per batch, and always at the end, however small the corpus: a measurement reads the
+ * indexes, not the scan of unindexed rows. The index is the measurement's own, with no reader in
+ * another process to keep superseded versions for.
  */
 export async function indexCorpus(index: LocalIndex, corpus: readonly BeirDocument[]): Promise<void> {
   const fetchedAt = new Date().toISOString();
-  await IndexWriter.writeAll(index, corpus.map((document) => asPage(document, fetchedAt)), { keepVersionsMs: 0 });
+  await IndexWriter.writeAll(index, corpus.map((document) => asPage(document, fetchedAt)), { keepVersionsMs: 0, foldAtClose: true });
 }
 
 /** The ids of the index's best `limit` BM25 hits for the query, best first. */

@@ -125,7 +125,8 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
   try {
     progress(`indexing ${corpus.length} documents with vectors of ${loaded.embedder.model} into ${directory}`);
     const fetchedAt = new Date().toISOString();
-    const counters = await IndexWriter.writeAll(index, corpus.map((document) => asPage(document, fetchedAt)), { embedder: loaded.embedder });
+    // Folded at the end however small the corpus: the fit is of the ranking the indexes give.
+    const counters = await IndexWriter.writeAll(index, corpus.map((document) => asPage(document, fetchedAt)), { embedder: loaded.embedder, foldAtClose: true });
     progress(`indexed: ${counters.written} written, ${counters.unchanged} already in, in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
     const queries = [

@@ -9,7 +9,7 @@
  * - Writes: pages are appended as new rows (cheap, whatever the index's size). A fold merges them
  *   into the indexes, but LanceDB's fold also compacts, rewriting the whole table (every byte of it
  *   copied again by each replica of an index on object storage). So a small write is not folded:
- *   searches find up to `maxUnindexedRows` unindexed rows by LanceDB's flat scan (~40 µs per row
+ *   searches find up to `maxUnindexedRows` unindexed rows by LanceDB's flat scan (30-50 µs per row
  *   per full-text query), and past that many they read indexed rows only, until a fold. The rows a
  *   write supersedes are deleted once the new ones are searchable (by the scan, or after the fold),
  *   so an updated page never vanishes meanwhile. Writers go through an IndexWriter (writer.ts),
@@ -98,11 +98,12 @@ const DEFAULT_TITLE_BOOST = 1.2;
 const DEFAULT_READ_CONSISTENCY_MS = 1000;
 const DEFAULT_KEEP_VERSIONS_MS = 10 * 60_000;
 /**
- * At 50k pages, each thousand unindexed rows adds about 40 ms to a full-text query (its flat scan),
- * while a fold rewrites the whole table (88 MB, every replica copies it again): see
- * docs/benchmarks.md, "Small commits without a fold".
+ * Each unindexed row adds 35-50 µs to a full-text query (its flat scan; 1,000 rows took a 50k-page
+ * index's hybrid search from 17 to 65 ms p50), while a fold rewrites the whole table, which every
+ * replica then copies again (88 MB at 50k pages). 500 bounds the first at about 20 ms and makes the
+ * second at most one per 500 new pages: docs/benchmarks.md, "Small commits without a fold".
  */
-export const DEFAULT_MAX_UNINDEXED_ROWS = 1000;
+export const DEFAULT_MAX_UNINDEXED_ROWS = 500;
 
 /** The limit an index is opened with when the caller names none: the environment's, else the default. */
 export function maxUnindexedRowsSetting(environment: NodeJS.ProcessEnv = process.env): number {

@@ -7,11 +7,14 @@
  * DEFAULT_MAX_UNINDEXED_ROWS. Everything runs in one process, one query at a time, side by side
  * in one run; the load average is recorded at each step.
  *
+ * --rows-per-append sets how the unindexed rows come: in commits of that many rows each (a crawl's
+ * trickle is many small commits, each its own fragment), or by default in commits of 5,000.
+ *
  * Vectors are random unit vectors of the embedded model's width (the model's own time per query
  * does not depend on the index, and would hide what does); a query's vector is one of them.
  *
  *   npm run bench:unindexed-rows -- [--pages 50000] [--steps 0,100,1000,5000,20000] [--queries 100]
- *        [--work-dir /tmp/searchgate-bench/unindexed-rows] [--out bench/results/unindexed-rows.json]
+ *        [--rows-per-append 5000] [--work-dir /tmp/searchgate-bench/unindexed-rows] [--out bench/results/unindexed-rows.json]
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -36,6 +39,7 @@ const { values: flags } = parseArgs({
     pages: { type: 'string', default: '50000' },
     steps: { type: 'string', default: '0,100,1000,5000,20000' },
     queries: { type: 'string', default: '100' },
+    'rows-per-append': { type: 'string', default: '5000' },
     'work-dir': { type: 'string', default: '/tmp/searchgate-bench/unindexed-rows' },
     out: { type: 'string', default: join(REPO_ROOT, 'bench/results/unindexed-rows.json') },
   },
@@ -54,8 +58,8 @@ function embeddedPages(firstPage: number, pages: number): EmbeddedPage[] {
   return syntheticPages({ ...CORPUS, pages, firstPage }).map((page) => ({ ...page, vectors: { model: MODEL, windows: [unitVector()] } }));
 }
 
-async function appendPages(index: LocalIndex, firstPage: number, pages: number): Promise<void> {
-  for (let start = 0; start < pages; start += BATCH) await index.append(embeddedPages(firstPage + start, Math.min(BATCH, pages - start)));
+async function appendPages(index: LocalIndex, firstPage: number, pages: number, batch = BATCH): Promise<void> {
+  for (let start = 0; start < pages; start += batch) await index.append(embeddedPages(firstPage + start, Math.min(batch, pages - start)));
 }
 
 const loadAverage = () => os.loadavg().map((value) => Math.round(value * 100) / 100);
@@ -87,7 +91,7 @@ const results = [];
 let unindexed = 0;
 for (const step of steps) {
   if (step > unindexed) {
-    await appendPages(index, 10_000_000 + unindexed, step - unindexed);
+    await appendPages(index, 10_000_000 + unindexed, step - unindexed, Number(flags['rows-per-append']));
     unindexed = step;
   }
   const rows = await index.unindexedRows();
@@ -111,6 +115,7 @@ const result = {
   command: `node dist/bench/unindexed-rows.js ${process.argv.slice(2).join(' ')}`.trim(),
   machine,
   pages: pageCount,
+  rowsPerAppend: Number(flags['rows-per-append']),
   buildSeconds: Math.round(buildSeconds * 10) / 10,
   steps: results,
   foldOfLastStep: { seconds: Math.round(foldSeconds * 10) / 10, hybridAfter: afterFold, documents: stats.documents, bytesOnDisk: stats.bytesOnDisk, loadAverage: loadAverage() },

@@ -212,7 +212,7 @@ async function add(argv: string[]): Promise<number> {
   const onSignal = () => {
     // A second Ctrl-C means "now": the default handler ends the process.
     if (interruption.signal.aborted) process.exit(EXIT_INTERRUPTED);
-    process.stderr.write('\nstopping: writing and folding the pages in flight, so that the index stays whole (Ctrl-C again to quit at once)\n');
+    process.stderr.write('\nstopping: writing the pages in flight and making them searchable, so that the index stays whole (Ctrl-C again to quit at once)\n');
     interruption.abort();
   };
   process.on('SIGINT', onSignal);
@@ -256,7 +256,7 @@ async function add(argv: string[]): Promise<number> {
         }
         if (values.reembed && !interruption.signal.aborted) await reembed(index, writer, interruption.signal);
       } finally {
-        // Whatever happened, what was written is folded in: the index is whole and searchable.
+        // Whatever happened, what was written is made searchable: the index is whole.
         const counters = await writer.close();
         progress.finish(counters, !interruption.signal.aborted);
       }

@@ -78,8 +78,9 @@ test('index add folds only past --max-unindexed, or with --fold; index fold fold
     t.is(run.code, 0, run.stderr);
     return run.stderr;
   };
-  t.regex(await add(file('two', ['heron', 'egret']), '--max-unindexed', '2'), /2 pages written .* 0 folds/);
-  t.regex(await add(file('one', ['ibis']), '--max-unindexed', '2'), /1 pages written .* 1 fold;/, 'three unindexed pages are past the limit');
+  // Each commit's fragment counts as 10 rows: 2 + 10 are within 15, 3 + 2 × 10 are not.
+  t.regex(await add(file('two', ['heron', 'egret']), '--max-unindexed', '15'), /2 pages written .* 0 folds/);
+  t.regex(await add(file('one', ['ibis']), '--max-unindexed', '15'), /1 pages written .* 1 fold;/, 'two commits\' pages are past the limit');
   t.regex(await add(file('another', ['stork'])), /1 pages written .* 0 folds/);
   t.regex(await add(file('forced', ['crane']), '--fold'), /1 pages written .* 1 fold;/);
   t.regex(await add(file('last', ['plover'])), /0 folds/);

@@ -74,8 +74,10 @@ export interface LocalIndexOptions {
   /**
    * Unindexed rows (appended since the last fold) that searches still find, by a flat scan whose
    * cost grows with them (docs/benchmarks.md, "Small commits without a fold"); past this many,
-   * searches skip them until the next fold, and a writer ending its run folds. The writer and the
-   * gateways reading its index should agree on it: SEARCHGATE_MAX_UNINDEXED_ROWS sets both.
+   * searches skip them until the next fold. A writer ending its run folds once they are past it,
+   * counting each commit's fragment of them as UNINDEXED_FRAGMENT_ROWS more rows (the scan pays per
+   * fragment too). The writer and the gateways reading its index should agree on it:
+   * SEARCHGATE_MAX_UNINDEXED_ROWS sets both.
    */
   maxUnindexedRows?: number;
   /**
@@ -98,12 +100,20 @@ const DEFAULT_TITLE_BOOST = 1.2;
 const DEFAULT_READ_CONSISTENCY_MS = 1000;
 const DEFAULT_KEEP_VERSIONS_MS = 10 * 60_000;
 /**
- * Each unindexed row adds 35-50 µs to a full-text query (its flat scan; 1,000 rows took a 50k-page
- * index's hybrid search from 17 to 65 ms p50), while a fold rewrites the whole table, which every
- * replica then copies again (88 MB at 50k pages). 500 bounds the first at about 20 ms and makes the
- * second at most one per 500 new pages: docs/benchmarks.md, "Small commits without a fold".
+ * Each unindexed row adds 30-50 µs to a full-text query (its flat scan: on a 50k-page index, 500
+ * rows added 14 ms to its p50, 1,000 rows 32 ms), while a fold rewrites the whole table, which every
+ * replica then copies again. 500 bounds the first at about 15-20 ms and makes the second at most one
+ * per 500 new pages: docs/benchmarks.md, "Small commits without a fold".
  */
 export const DEFAULT_MAX_UNINDEXED_ROWS = 500;
+/**
+ * What a fragment of unindexed rows costs a search, in rows: 500 one-row commits cost the hybrid
+ * search about 170 ms, one commit of 500 rows about 14 ms (docs/benchmarks.md, "Small commits
+ * without a fold"). So a trickle of one-page commits folds after about 45 of them.
+ */
+const UNINDEXED_FRAGMENT_ROWS = 10;
+/** LanceDB's compaction target: a folded table holds about one fragment per this many rows. */
+const COMPACTED_FRAGMENT_ROWS = 1_048_576;
 
 /** The limit an index is opened with when the caller names none: the environment's, else the default. */
 export function maxUnindexedRowsSetting(environment: NodeJS.ProcessEnv = process.env): number {
@@ -392,7 +402,7 @@ class LanceLocalIndex implements LocalIndex {
    */
   async makeSearchable(options: { keepVersionsMs?: number } = {}): Promise<'scanned' | 'folded'> {
     this.assertWritable();
-    if ((await this.unindexedRows()) > this.settings.maxUnindexedRows) {
+    if ((await this.unindexedCost()) > this.settings.maxUnindexedRows) {
       await this.fold(options);
       return 'folded';
     }
@@ -459,6 +469,18 @@ class LanceLocalIndex implements LocalIndex {
   }
 
   /**
+   * What the unindexed rows cost a search, in rows: their number, and UNINDEXED_FRAGMENT_ROWS for
+   * each fragment beyond those of a compacted table (each commit since the fold added one). For
+   * writers only: table.stats() takes a millisecond or two, too much to ask on every search.
+   */
+  private async unindexedCost(): Promise<number> {
+    const [unindexed, { numRows, fragmentStats }] = await Promise.all([this.unindexedRows(), this.table.stats()]);
+    if (unindexed === 0) return 0;
+    const foldedFragments = Math.ceil((numRows - unindexed) / COMPACTED_FRAGMENT_ROWS);
+    return unindexed + UNINDEXED_FRAGMENT_ROWS * Math.max(1, fragmentStats.numFragments - foldedFragments);
+  }
+
+  /**
    * Whether a search reads the indexes alone (LanceDB's fastSearch): when no row is unindexed, or
    * too many are for their flat scan. Asked per search (a lookup of a few µs), since another
    * process's commits change it.
@@ -474,7 +496,7 @@ class LanceLocalIndex implements LocalIndex {
    * for it).
    */
   async resumeInterruptedFold(): Promise<void> {
-    if ((await this.unindexedRows()) > this.settings.maxUnindexedRows) {
+    if ((await this.unindexedCost()) > this.settings.maxUnindexedRows) {
       // Failures are not fatal here: the next write folds again.
       this.fold().catch(() => undefined);
     }

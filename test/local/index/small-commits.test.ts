@@ -83,7 +83,8 @@ test('a small commit into a folded index rewrites no file, and its pages are fou
 
 test('a commit that leaves more unindexed rows than searches scan ends with a fold, and its pages are found', async (t) => {
   const directory = await temporaryDirectory(t);
-  const index = await openLocalIndex(directory, { maxUnindexedRows: 5 });
+  // Each commit's fragment counts as 10 rows: 4 + 10 are within 15, 6 + 2 × 10 are not.
+  const index = await openLocalIndex(directory, { maxUnindexedRows: 15 });
   t.teardown(() => index.close());
   const pages = (from: number, count: number) => Array.from({ length: count }, (_, i) => page(`https://many.example/${from + i}`, { text: `wombat page ${from + i}` }));
 
@@ -92,12 +93,28 @@ test('a commit that leaves more unindexed rows than searches scan ends with a fo
   t.like(await first.close(), { folds: 0 });
   t.is(await index.unindexedRows(), 4);
 
-  // These two pass the limit together with the four the first run left unindexed.
+  // These two, in a commit of their own, pass the limit with the four the first run left unindexed.
   const second = await IndexWriter.open(index);
   await Promise.all(pages(4, 2).map((entry) => second.add(entry)));
   t.like(await second.close(), { folds: 1 });
   t.is(await index.unindexedRows(), 0);
   t.is((await index.search(query('wombat', { limit: 20 }))).hits.length, 6);
+});
+
+test('one-page commits fold once their fragments cost searches more than the limit', async (t) => {
+  const directory = await temporaryDirectory(t);
+  // Each one-page commit costs 1 row and 10 for its fragment: three are within 35, the fourth is not.
+  const index = await openLocalIndex(directory, { maxUnindexedRows: 35 });
+  t.teardown(() => index.close());
+  const folds: number[] = [];
+  for (const word of ['kiwi', 'kea', 'weka', 'takahe']) {
+    const writer = await IndexWriter.open(index);
+    await writer.add(page(`https://birds.example/${word}`, { text: `The ${word} lives in New Zealand.` }));
+    folds.push((await writer.close()).folds);
+  }
+  t.deepEqual(folds, [0, 0, 0, 1]);
+  t.is(await index.unindexedRows(), 0);
+  t.is((await index.search(query('zealand'))).hits.length, 4);
 });
 
 test('a trickle within the limit is searchable as soon as it is appended, and a changed page loses its old text within foldEveryMs, without a fold', async (t) => {

@@ -45,7 +45,8 @@ test('appends in batches, folds once at close past maxUnindexedRows, and every p
 });
 
 test('a run within maxUnindexedRows ends without a fold, its pages searchable by the scan; foldAtClose folds anyway', async (t) => {
-  const { index } = await freshIndex(t, { maxUnindexedRows: 3 });
+  // Three rows in two commits' fragments (each counted as 10 rows more).
+  const { index } = await freshIndex(t, { maxUnindexedRows: 23 });
   const writer = await IndexWriter.open(index, { batchPages: 2 });
   await writeAll(writer, ANIMALS);
   t.like(await writer.close(), { written: 3, folds: 0 });

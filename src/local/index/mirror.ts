@@ -8,7 +8,8 @@
  * once its manifest is. So a sync lists the manifests first, copies every other file it lacks, then
  * the new manifests, each through a temporary file renamed into place: LanceDB, looking for the
  * newest manifest, sees the old version or the complete new one, never a half. Files the writer's
- * cleanup removed from the store are removed here after the new manifests are in.
+ * cleanup removed from the store are removed here GONE_FILE_GRACE_MS after a sync found them gone,
+ * so that a query still on the old version does not lose a file under it.
  *
  * While the store is down or hanging, the replica keeps serving the copy it has; the status says how
  * long ago the copy was last known to match the store.
@@ -48,6 +49,12 @@ const VERSIONS = `${TABLE_DIRECTORY}/_versions/`;
 /** Files copied at once: enough to hide a store's latency, few enough not to flood it. */
 const COPY_CONCURRENCY = 8;
 const PARTIAL_FILE = /\.partial-\d+$/;
+/**
+ * LanceDB in the replica moves to a new version at its next look (readConsistencyMs, 1 s), and a
+ * query started before reads the old one to its end: its files stay this long after the store lost
+ * them (the writer's own cleanup waits 3 s for readers of a directory, writer.ts).
+ */
+const GONE_FILE_GRACE_MS = 5_000;
 
 /**
  * LanceDB names manifests "<version>.manifest", or, in its newer layout, by u64::MAX minus the version
@@ -67,6 +74,8 @@ export class IndexMirror {
   private versionCommittedAtMs: number | null = null;
   private readonly syncs = { ok: 0, failed: 0 };
   private bytesCopied = 0;
+  /** Files of the copy that a sync found gone from the store, and when. */
+  private readonly goneSince = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<boolean> | null = null;
   private closed = false;
@@ -151,7 +160,9 @@ export class IndexMirror {
       this.version = newest ? manifestVersion(newest.key) : null;
       this.versionCommittedAtMs = newest?.modifiedMs ?? null;
     };
-    if (manifests.every((object) => local.get(object.key) === object.size) && manifests.length === [...local.keys()].filter((key) => key.startsWith(VERSIONS)).length) {
+    const localManifests = [...local.keys()].filter((key) => key.startsWith(VERSIONS) && !this.goneSince.has(key));
+    if (manifests.every((object) => local.get(object.key) === object.size) && manifests.length === localManifests.length) {
+      await this.removeGoneFiles();
       served();
       return false;
     }
@@ -161,10 +172,19 @@ export class IndexMirror {
     await this.copy(missing(manifests));
     const inStore = new Set([...files, ...manifests].map((object) => object.key));
     for (const key of local.keys()) {
-      if (!inStore.has(key)) await rm(join(this.options.directory, ...key.split('/')), { force: true });
+      if (!inStore.has(key) && !this.goneSince.has(key)) this.goneSince.set(key, Date.now());
     }
+    await this.removeGoneFiles();
     served();
     return true;
+  }
+
+  private async removeGoneFiles(): Promise<void> {
+    for (const [key, since] of this.goneSince) {
+      if (Date.now() - since < GONE_FILE_GRACE_MS) continue;
+      await rm(join(this.options.directory, ...key.split('/')), { force: true });
+      this.goneSince.delete(key);
+    }
   }
 
   private async copy(objects: StoredObject[]): Promise<void> {

@@ -4,8 +4,9 @@
  * a local copy of the index that it keeps in step with the store.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { parseIndexLocation } from '../../../src/local/index/location.js';
 import { manifestVersion } from '../../../src/local/index/mirror.js';
@@ -155,7 +156,8 @@ test.serial('after a small commit a replica copies only the files the commit add
   t.teardown(() => store.close());
   const listing = async () => new Map((await store.list('pages.lance/')).map((object) => [object.key, object]));
   const newestVersion = (objects: Map<string, { key: string }>) => Math.max(...[...objects.keys()].map((key) => manifestVersion(key) ?? 0));
-  const replica = await startReplica(t, replicaConfig(uri), s3Environment(s3.endpoint, SECRET));
+  const config = replicaConfig(uri);
+  const replica = await startReplica(t, config, s3Environment(s3.endpoint, SECRET));
   await eventually(async () => ((await search(replica, 'vacuuming')).status === 200 ? true : undefined), 20_000, 'the replica serves its copy');
   const before = await listing();
   await eventually(async () => ((await readyz(replica)).indexReplicas[0].version === newestVersion(before) ? true : undefined), 15_000, 'the replica on the newest version');
@@ -180,6 +182,13 @@ test.serial('after a small commit a replica copies only the files the commit add
   const dataFiles = (objects: Map<string, unknown>) => [...objects.keys()].filter((key) => key.startsWith('pages.lance/data/'));
   t.deepEqual(dataFiles(after).filter((key) => folded.has(key)), [], 'the fold rewrote every data file and removed the old ones');
   t.is(dataFiles(folded).length, 1);
+  // The copy serves the folded version, and drops the files the store lost once no query can be on them.
+  await eventually(async () => ((await readyz(replica)).indexReplicas[0].version === newestVersion(folded) ? true : undefined), 15_000, 'the replica on the folded version');
+  t.deepEqual(urlsOf((await search(replica, 'wraparound')).body), ['https://new.example/freezing']);
+  const copy = join(config.providers.local.mirror.directory, bucket, 'small-commits');
+  const copiedFiles = async () => (await readdir(copy, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => relative(copy, join(entry.parentPath, entry.name)).split(sep).join('/')).sort();
+  const expected = [...folded.values()].filter(isCopied).map((object) => object.key).sort();
+  await eventually(async () => (JSON.stringify(await copiedFiles()) === JSON.stringify(expected) ? true : undefined), 20_000, 'the copy holding the store\'s files and no others');
 });
 
 test.serial('a store that is down, then hanging: replicas keep answering from their copy, and say how stale it is', async (t) => {

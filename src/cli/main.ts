@@ -11,7 +11,7 @@ const USAGE = `usage: searchgate <command>
 
 commands:
   serve                 start the gateway (config: SEARCHGATE_CONFIG, default config/default.yaml; port: PORT, default 8080)
-  index <subcommand>    manage the local index: add, stats, remove, export (searchgate index --help)
+  index <subcommand>    manage the local index: add, fold, stats, remove, export (searchgate index --help)
   extract <file|url>    print the title, date and main text of one page, as the service extracts it
   accounts <subcommand> manage accounts: create, list, disable, enable, set-allowance, set-password
   keys <subcommand>     manage API keys: create, list, delete

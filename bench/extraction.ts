@@ -201,6 +201,8 @@ interface BatchRun {
   exitCode: number | null;
   /** Pages the pool cut short at its per-page time limit (from the CLI's summary line). */
   timeouts: number;
+  /** The CLI's own CPU time, worker threads included (from its summary line). */
+  cpuSeconds: number;
   textByPath: Map<string, string>;
 }
 
@@ -225,7 +227,8 @@ function runBatchCli(paths: string[], workers: number): Promise<BatchRun> {
       const seconds = (performance.now() - started) / 1000;
       if (args.verbose) process.stdout.write(stderr);
       const timeouts = Number(/(\d+) over the time limit/.exec(stderr)?.[1] ?? 0);
-      resolve({ workers, seconds, pagesPerSecond: paths.length / seconds, lines, errorLines, exitCode, timeouts, textByPath });
+      const cpuSeconds = Number(/([\d.]+) s of CPU/.exec(stderr)?.[1] ?? Number.NaN);
+      resolve({ workers, seconds, pagesPerSecond: paths.length / seconds, lines, errorLines, exitCode, timeouts, cpuSeconds, textByPath });
     });
   });
 }
@@ -296,6 +299,8 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
       lines: run.lines,
       errorLines: run.errorLines,
       timeouts: run.timeouts,
+      cpuSeconds: run.cpuSeconds,
+      cpuMsPerPage: round3((run.cpuSeconds * 1000) / paths.length),
       exitCode: run.exitCode,
       f1: round3(aggregateScore(batchCounts).f1),
       textsDifferingFromInProcess: differing,
@@ -348,6 +353,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
   for (const batch of batches) {
     console.log(
       `batch CLI      ${batch.pagesPerSecond.toFixed(1)} pages/s with ${batch.workers} worker(s) (${batch.seconds.toFixed(1)} s, start-up included; target ≥ ${SPEED_TARGETS.batchPagesPerSecond}); ` +
+        `${batch.cpuMsPerPage.toFixed(1)} ms of CPU per page; ` +
         `F1 ${batch.f1.toFixed(3)} without page URLs, ${batch.textsDifferingFromInProcess} texts differ from in-process (${batch.textsDifferingAmongPagesWithoutUrl} of pages without a URL), ${batch.errorLines} error lines, ${batch.timeouts} over the time limit, exit ${batch.exitCode}`,
     );
   }

@@ -90,8 +90,12 @@ export async function runBatch(inputs: readonly string[], options: BatchOptions)
   }
 
   const seconds = (performance.now() - started) / 1000;
+  // The process's CPU time, worker threads included: on a shared machine it says what the batch
+  // cost when the wall time says mostly how busy the machine was.
+  const cpu = process.cpuUsage();
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const timeouts = summary.timeouts > 0 ? `, ${summary.timeouts} over the time limit` : '';
-  const closing = `${status()}${timeouts} in ${seconds.toFixed(1)} s`;
+  const closing = `${status()}${timeouts} in ${seconds.toFixed(1)} s (${cpuSeconds.toFixed(1)} s of CPU)`;
   if (progress) progress.finish(closing);
   else options.log.write(`${closing}\n`);
   return summary;

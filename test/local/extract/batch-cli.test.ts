@@ -65,7 +65,7 @@ test('a directory is read recursively, in name order: one line per page file, a 
   t.is(broken!.text, undefined);
   t.regex(broken!.error!, /cannot decompress/);
   // Not a terminal: no progress line, only the closing summary.
-  t.regex(stderr, /^extract: 5 pages, [\d.]+ pages\/s, 1 failed, 0 without text in [\d.]+ s\n$/);
+  t.regex(stderr, /^extract: 5 pages, [\d.]+ pages\/s, 1 failed, 0 without text in [\d.]+ s \([\d.]+ s of CPU\)\n$/);
 });
 
 test('files given one by one keep their order and names; a page without text is a line, not a failure', async (t) => {

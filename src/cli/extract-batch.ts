@@ -33,6 +33,8 @@ export interface BatchSummary {
   withoutText: number;
   /** Pages cut short by the extractor's time limit (they come out without text). */
   timeouts: number;
+  /** Why the batch stopped early: its output was closed (`| head`) or failed. Null when it ran to the end. */
+  outputError: string | null;
 }
 
 /** Enough pages in flight to keep every worker busy while others are read, fetched or written. */
@@ -48,7 +50,7 @@ async function* expandInputs(inputs: readonly string[]): AsyncGenerator<ListedPa
 
 export async function runBatch(inputs: readonly string[], options: BatchOptions): Promise<BatchSummary> {
   const pool = new ExtractorPool({ size: options.workers });
-  const summary: BatchSummary = { pages: 0, failed: 0, withoutText: 0, timeouts: 0 };
+  const summary: BatchSummary = { pages: 0, failed: 0, withoutText: 0, timeouts: 0, outputError: null };
   const started = performance.now();
   const status = () => {
     const seconds = Math.max((performance.now() - started) / 1000, 0.001);
@@ -68,11 +70,21 @@ export async function runBatch(inputs: readonly string[], options: BatchOptions)
     }
   };
 
+  // A reader that goes away (`| head -1`: EPIPE) ends the batch: nobody would read the rest. Without
+  // a listener the error would kill the process with a stack trace.
+  const outputFailed = new Promise<void>((resolve) => {
+    options.output.on('error', (error: Error) => {
+      summary.outputError ??= error.message;
+      resolve();
+    });
+  });
+
   const write = async (line: Record<string, unknown>) => {
+    if (summary.outputError !== null) return;
     summary.pages += 1;
     if ('error' in line) summary.failed += 1;
     else if (!line.text) summary.withoutText += 1;
-    if (!options.output.write(`${JSON.stringify(line)}\n`)) await once(options.output, 'drain');
+    if (!options.output.write(`${JSON.stringify(line)}\n`)) await Promise.race([once(options.output, 'drain'), outputFailed]);
     progress?.draw(status());
   };
 
@@ -80,6 +92,7 @@ export async function runBatch(inputs: readonly string[], options: BatchOptions)
   const inFlight = options.workers * IN_FLIGHT_PER_WORKER;
   try {
     for await (const input of expandInputs(inputs)) {
+      if (summary.outputError !== null) break;
       window.push(extractOne(input));
       if (window.length >= inFlight) await write(await window.shift()!);
     }
@@ -95,7 +108,8 @@ export async function runBatch(inputs: readonly string[], options: BatchOptions)
   const cpu = process.cpuUsage();
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const timeouts = summary.timeouts > 0 ? `, ${summary.timeouts} over the time limit` : '';
-  const closing = `${status()}${timeouts} in ${seconds.toFixed(1)} s (${cpuSeconds.toFixed(1)} s of CPU)`;
+  const stopped = summary.outputError === null ? '' : `; stopped, the output failed: ${summary.outputError}`;
+  const closing = `${status()}${timeouts} in ${seconds.toFixed(1)} s (${cpuSeconds.toFixed(1)} s of CPU)${stopped}`;
   if (progress) progress.finish(closing);
   else options.log.write(`${closing}\n`);
   return summary;

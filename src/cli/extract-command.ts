@@ -9,7 +9,7 @@
  * Exit codes, one page: 0 text extracted; 1 nothing extracted, a challenge page, or the page could
  * not be had; 2 usage error (bad arguments, unreadable file). A batch: 0 every page was read and
  * extracted (some may have no text: their lines say so); 1 at least one page failed (its line has an
- * `error`); 2 usage error.
+ * `error`) or the output was closed before the end; 2 usage error.
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -39,7 +39,8 @@ A batch writes one JSON line per page on stdout, in input order:
 and a summary on stderr (with a progress line while it runs, on a terminal).
 
 exit codes: one page: 0 ok, 1 nothing extracted or a challenge page, 2 usage error;
-            a batch: 0 every page extracted (with or without text), 1 some page failed, 2 usage error`;
+            a batch: 0 every page extracted (with or without text), 1 some page failed or the output
+            was closed before the end (| head), 2 usage error`;
 
 export async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -80,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     output: process.stdout,
     log: process.stderr,
   });
-  return summary.failed > 0 ? 1 : 0;
+  return summary.failed > 0 || summary.outputError !== null ? 1 : 0;
 }
 
 const usageError = (message: string) => usageFailure('searchgate extract', message, USAGE);

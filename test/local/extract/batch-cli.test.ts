@@ -1,9 +1,11 @@
 /** `searchgate extract` over many pages: files, directories and URLs in, one JSON line per page out. */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import test from 'ava';
+import { fileURLToPath } from 'node:url';
 import { runCli } from '../../helpers/cli.js';
 import { article, html, routes, startLoopbackServer } from '../fetch/loopback-server.js';
 
@@ -127,4 +129,19 @@ test('--jsonl gives one page a JSON line too; missing inputs are error lines; ba
 
   t.is((await run(join(root, 'one.html'), join(root, 'one.html'), '--url', 'https://coast.example/a')).code, 2);
   t.is((await run(root, '--workers', '0')).code, 2);
+});
+
+test('a reader that goes away after the first line (| head -1) stops the batch: a summary saying so, exit 1, no crash', async (t) => {
+  const root = pageDirectory(Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`page-${String(index).padStart(2, '0')}.html`, article(`topic ${index}`)])));
+  const cli = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'extract', root, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // Closing our end of the pipe is what `head` does once it has its line.
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+
+  t.is(code, 1);
+  // 60 pages take seconds to extract, so the pipe is closed long before the last line is due.
+  t.regex(stderr, /^extract: \d+ pages, .*; stopped, the output failed: write EPIPE\n$/);
 });

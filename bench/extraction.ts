@@ -203,6 +203,8 @@ interface BatchRun {
   timeouts: number;
   /** The CLI's own CPU time, worker threads included (from its summary line). */
   cpuSeconds: number;
+  /** 1-minute load average when the run started and ended: batch runs are minutes apart, and the load moves. */
+  loadAverage1m: { before: number; after: number };
   textByPath: Map<string, string>;
 }
 
@@ -210,6 +212,7 @@ interface BatchRun {
 function runBatchCli(paths: string[], workers: number): Promise<BatchRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const loadBefore = os.loadavg()[0]!;
     const child = spawn(process.execPath, [CLI, 'extract', '--jsonl', '--workers', String(workers), ...paths], { stdio: ['ignore', 'pipe', 'pipe'] });
     const textByPath = new Map<string, string>();
     let lines = 0;
@@ -228,7 +231,8 @@ function runBatchCli(paths: string[], workers: number): Promise<BatchRun> {
       if (args.verbose) process.stdout.write(stderr);
       const timeouts = Number(/(\d+) over the time limit/.exec(stderr)?.[1] ?? 0);
       const cpuSeconds = Number(/([\d.]+) s of CPU/.exec(stderr)?.[1] ?? Number.NaN);
-      resolve({ workers, seconds, pagesPerSecond: paths.length / seconds, lines, errorLines, exitCode, timeouts, cpuSeconds, textByPath });
+      const loadAverage1m = { before: round3(loadBefore), after: round3(os.loadavg()[0]!) };
+      resolve({ workers, seconds, pagesPerSecond: paths.length / seconds, lines, errorLines, exitCode, timeouts, cpuSeconds, loadAverage1m, textByPath });
     });
   });
 }
@@ -301,6 +305,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
       timeouts: run.timeouts,
       cpuSeconds: run.cpuSeconds,
       cpuMsPerPage: round3((run.cpuSeconds * 1000) / paths.length),
+      loadAverage1m: run.loadAverage1m,
       exitCode: run.exitCode,
       f1: round3(aggregateScore(batchCounts).f1),
       textsDifferingFromInProcess: differing,
@@ -354,7 +359,8 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
     console.log(
       `batch CLI      ${batch.pagesPerSecond.toFixed(1)} pages/s with ${batch.workers} worker(s) (${batch.seconds.toFixed(1)} s, start-up included; target ≥ ${SPEED_TARGETS.batchPagesPerSecond}); ` +
         `${batch.cpuMsPerPage.toFixed(1)} ms of CPU per page; ` +
-        `F1 ${batch.f1.toFixed(3)} without page URLs, ${batch.textsDifferingFromInProcess} texts differ from in-process (${batch.textsDifferingAmongPagesWithoutUrl} of pages without a URL), ${batch.errorLines} error lines, ${batch.timeouts} over the time limit, exit ${batch.exitCode}`,
+        `F1 ${batch.f1.toFixed(3)} without page URLs, ${batch.textsDifferingFromInProcess} texts differ from in-process (${batch.textsDifferingAmongPagesWithoutUrl} of pages without a URL), ${batch.errorLines} error lines, ${batch.timeouts} over the time limit, exit ${batch.exitCode}; ` +
+        `load ${batch.loadAverage1m.before.toFixed(2)} → ${batch.loadAverage1m.after.toFixed(2)}`,
     );
   }
   const load = results.machine.loadAverage1m;

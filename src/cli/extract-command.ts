@@ -68,16 +68,21 @@ export async function main(argv: string[]): Promise<number> {
   }
   const targets = parsed.positionals;
   if (targets.length === 0) return usageError('expected at least one file, directory or URL');
-  if (parsed.values.url !== undefined && targets.length !== 1) return usageError('--url goes with a single file');
+  const pageUrl = parsed.values.url;
+  const oneTargetIsDirectory = targets.length === 1 && (await isDirectoryTarget(targets[0]!));
+  if (pageUrl !== undefined && (targets.length !== 1 || oneTargetIsDirectory || isHttpTarget(targets[0]!))) {
+    return usageError('--url goes with a single local file');
+  }
+  if (pageUrl !== undefined && !isHttpTarget(pageUrl)) return usageError('--url must be an http(s) URL');
   const policy = fetchPolicy({ allowPrivateNetworks: parsed.values['allow-private'] });
 
-  const single = targets.length === 1 && !parsed.values.jsonl && !(await isDirectoryTarget(targets[0]!));
-  if (single) return extractSingle(targets[0]!, parsed.values.url, policy, parsed.values.json ?? false);
+  const single = targets.length === 1 && !parsed.values.jsonl && !oneTargetIsDirectory;
+  if (single) return extractSingle(targets[0]!, pageUrl, policy, parsed.values.json ?? false);
 
   const summary = await runBatch(targets, {
     workers,
     fetchPolicy: policy,
-    ...(parsed.values.url !== undefined ? { pageUrl: parsed.values.url } : {}),
+    ...(pageUrl !== undefined ? { pageUrl } : {}),
     output: process.stdout,
     log: process.stderr,
   });

@@ -59,7 +59,6 @@ export async function readSource(path: string, pageUrl: string | undefined): Pro
     }
     name = name.replace(/\.gz$/, '');
   }
-  if (pageUrl !== undefined && !isHttpTarget(pageUrl)) throw new UsageError('--url must be an http(s) URL');
   return {
     bytes,
     url: pageUrl ?? pathToFileURL(absolute).href,

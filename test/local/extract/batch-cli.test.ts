@@ -128,6 +128,8 @@ test('--jsonl gives one page a JSON line too; missing inputs are error lines; ba
   t.like(parseLines(missing.stdout), [{ title: 'estuaries' }, { input: join(root, 'absent.html'), error: `cannot read ${join(root, 'absent.html')}` }]);
 
   t.is((await run(join(root, 'one.html'), join(root, 'one.html'), '--url', 'https://coast.example/a')).code, 2);
+  t.is((await run(root, '--url', 'https://coast.example/a')).code, 2);
+  t.is((await run(join(root, 'one.html'), '--jsonl', '--url', 'coast.example/a')).code, 2);
   t.is((await run(root, '--workers', '0')).code, 2);
 });
 

@@ -8,7 +8,8 @@ const REDRAW_INTERVAL_MS = 200;
 
 export class StatusLine {
   private shown = false;
-  private lastDrawn = 0;
+  /** The first state is always shown, however soon it comes. */
+  private lastDrawn = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly stream: Writable) {}
 

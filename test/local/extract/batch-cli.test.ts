@@ -1,11 +1,12 @@
 /** `searchgate extract` over many pages: files, directories and URLs in, one JSON line per page out. */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { runCli } from '../../helpers/cli.js';
 import { article, html, routes, startLoopbackServer } from '../fetch/loopback-server.js';
 
@@ -19,6 +20,8 @@ interface PageLine {
 }
 
 const run = (...args: string[]) => runCli(['extract', ...args]);
+
+const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
 function parseLines(stdout: string): PageLine[] {
   return stdout
@@ -135,8 +138,7 @@ test('--jsonl gives one page a JSON line too; missing inputs are error lines; ba
 
 test('a reader that goes away after the first line (| head -1) stops the batch: a summary saying so, exit 1, no crash', async (t) => {
   const root = pageDirectory(Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`page-${String(index).padStart(2, '0')}.html`, article(`topic ${index}`)])));
-  const cli = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [cli, 'extract', root, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'extract', root, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   // Closing our end of the pipe is what `head` does once it has its line.
@@ -146,4 +148,18 @@ test('a reader that goes away after the first line (| head -1) stops the batch: 
   t.is(code, 1);
   // 60 pages take seconds to extract, so the pipe is closed long before the last line is due.
   t.regex(stderr, /^extract: \d+ pages, .*; stopped, the output failed: write EPIPE\n$/);
+});
+
+test('on a terminal, stderr shows a status line redrawn in place, ending with the summary', async (t) => {
+  const root = pageDirectory({ 'a.html': article('dunes'), 'b.html': article('cliffs'), 'c.html': article('coves') });
+  const output = join(root, 'pages.jsonl');
+  // script(1) runs the command on a pseudo-terminal and copies what the terminal shows to its stdout;
+  // the command's own stdout goes to a file, so the terminal shows only stderr.
+  const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+  const command = `${quote(process.execPath)} ${quote(CLI)} extract ${quote(root)} > ${quote(output)}`;
+  const { stdout: terminal } = await promisify(execFile)('script', ['-qec', command, '/dev/null']);
+
+  t.is(parseLines(readFileSync(output, 'utf8')).length, 3);
+  t.regex(terminal, /^extract: 1 pages, [\d.]+ pages\/s, 0 failed, 0 without text\r\x1b\[K/);
+  t.regex(terminal, /\r\x1b\[Kextract: 3 pages, [\d.]+ pages\/s, 0 failed, 0 without text in [\d.]+ s \([\d.]+ s of CPU\)\r\n$/);
 });

@@ -19,8 +19,9 @@
  *       [--batch-workers 2,1] [--dev-out FILE] [--predictions FILE] [--limit N]
  *
  * Each page goes through extractDocument (bytes → decode → HTML extraction), as fetched pages do.
- * --limit N takes the split's first N pages (a quick look, not a figure to quote). --predictions writes {id: text} for the set's own score.py (it holds the pages' text: keep it out
- * of the repository).
+ * --limit N takes the split's first N pages (a quick look, not a figure to quote); --batch-workers 0
+ * skips the batch runs (tuning needs the scores only). --predictions writes {id: text} for the set's
+ * own score.py (it holds the pages' text: keep it out of the repository).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,15 +1,32 @@
 /**
  * The scoring of Zyte's article-extraction benchmark (scrapinghub/article-extraction-benchmark,
  * evaluate.py), shared by bench/extraction.ts and the F1-floor test so both report the same figure.
- * See ../shared/data/README.md for the rules this follows.
+ * See ../shared/data/README.md for the rules this follows. extraction-dev's score.py scores the same
+ * way but for its tokens (cjkAwareTokens); bench/extraction-dev.ts uses it with those.
  */
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
 /** The benchmark tokenizes with Python's Unicode `\w+`: letters, numbers and the underscore. */
-const TOKEN = /[\p{L}\p{N}_]+/gu;
+const WORD_TOKEN = /[\p{L}\p{N}_]+/gu;
 const SHINGLE_SIZE = 4;
+
+export type Tokenizer = (text: string) => string[];
+
+/** Zyte's tokens: `\w+` runs. */
+export const wordTokens: Tokenizer = (text) => text.match(WORD_TOKEN) ?? [];
+
+/**
+ * Han, Kana and Hangul as extraction-dev's score.py lists them. `\w+` would make a run of CJK
+ * characters one token, so a Chinese paragraph would be a handful of huge tokens and any one
+ * differing character would cost the whole run.
+ */
+const CJK = '\\u1100-\\u11ff\\u3040-\\u30ff\\u3130-\\u318f\\u31f0-\\u31ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\uff66-\\uff9f\\u{20000}-\\u{3134f}';
+const CJK_AWARE_TOKEN = new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{N}_])+`, 'gu');
+
+/** extraction-dev's tokens (score.py): each CJK character on its own, `\w+` runs of everything else; equal to wordTokens on text without CJK. */
+export const cjkAwareTokens: Tokenizer = (text) => text.match(CJK_AWARE_TOKEN) ?? [];
 
 /** Per-page counts, normalized by their sum so long pages weigh no more than short ones. */
 export interface ShingleCounts {
@@ -24,8 +41,8 @@ export interface ExtractionScore {
   recall: number;
 }
 
-function shingleMultiset(text: string): Map<string, number> {
-  const tokens = text.match(TOKEN) ?? [];
+function shingleMultiset(text: string, tokenize: Tokenizer): Map<string, number> {
+  const tokens = tokenize(text);
   const counts = new Map<string, number>();
   if (tokens.length === 0) return counts;
   // A text shorter than one shingle is a single shingle of all its tokens, as in the benchmark.
@@ -38,9 +55,10 @@ function shingleMultiset(text: string): Map<string, number> {
   return counts;
 }
 
-export function compareTexts(truth: string, predicted: string): ShingleCounts {
-  const trueShingles = shingleMultiset(truth);
-  const predictedShingles = shingleMultiset(predicted);
+/** Both benchmarks compare the same way and differ only in their tokens (Zyte's by default). */
+export function compareTexts(truth: string, predicted: string, tokenize: Tokenizer = wordTokens): ShingleCounts {
+  const trueShingles = shingleMultiset(truth, tokenize);
+  const predictedShingles = shingleMultiset(predicted, tokenize);
   let tp = 0;
   let fp = 0;
   let fn = 0;
@@ -56,12 +74,12 @@ export function compareTexts(truth: string, predicted: string): ShingleCounts {
   return total > 0 ? { tp: tp / total, fp: fp / total, fn: fn / total } : { tp, fp, fn };
 }
 
-function pagePrecision({ tp, fp, fn }: ShingleCounts): number {
+export function pagePrecision({ tp, fp, fn }: ShingleCounts): number {
   if (fp === 0 && fn === 0) return 1;
   return tp / (tp + fp);
 }
 
-function pageRecall({ tp, fp, fn }: ShingleCounts): number {
+export function pageRecall({ tp, fp, fn }: ShingleCounts): number {
   if (fp === 0 && fn === 0) return 1;
   return tp / (tp + fn);
 }

@@ -1,57 +1,64 @@
 /**
- * `searchgate extract <file|url> [--json] [--url <page-url>]`: prints what the service extracts from
- * one page (title, date, language, main text), through the same ExtractorPool the service runs, so
- * its caps and time limit apply here too.
+ * `searchgate extract <file|dir|url>... [--json] [--jsonl] [--url <page-url>] [--workers N] [--allow-private]`:
+ * what the service extracts from pages (title, date, language, main text), through the same
+ * ExtractorPool the service runs, so its caps and time limit apply here too.
  *
- * Exit codes: 0 text extracted; 1 nothing extracted, a challenge page, or the page could not be had;
- * 2 usage error (bad arguments, unreadable file).
+ * One file or URL: the page as text (or --json). Several, a directory, or --jsonl: a batch, one JSON
+ * line per page (extract-batch.ts).
+ *
+ * Exit codes, one page: 0 text extracted; 1 nothing extracted, a challenge page, or the page could
+ * not be had; 2 usage error (bad arguments, unreadable file). A batch: 0 every page was read and
+ * extracted (some may have no text: their lines say so); 1 at least one page failed (its line has an
+ * `error`) or the output was closed before the end; 2 usage error.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { gunzipSync } from 'node:zlib';
-import { DEFAULT_FETCH_POLICY, safeFetch } from '../local/fetch/index.js';
+import { fetchPolicy, type FetchPolicy } from '../local/fetch/index.js';
 import { ExtractorPool } from '../local/extract/index.js';
 import type { ExtractedPage } from '../local/types.js';
-import { UsageError, usageFailure } from './args.js';
+import { integerOption, UsageError, usageFailure } from './args.js';
+import { runBatch } from './extract-batch.js';
+import { fetchSource, isDirectoryTarget, isHttpTarget, readSource, type Source } from './extract-source.js';
 
-const USAGE = `usage: searchgate extract <file|url> [--json] [--url <page-url>]
+const USAGE = `usage: searchgate extract <file|dir|url>... [--json] [--jsonl] [--url <page-url>] [--workers N] [--allow-private]
 
-Prints the title, date, language and main text of one page, as the service extracts it.
-  <file>    a local .html, .html.gz, .pdf or .txt file
-  <url>     an http(s) URL, fetched with the service's fetcher (public addresses only)
-  --json    print the extracted page as JSON
-  --url     the page's address, for a local file (resolves relative links, dates in the path)
+Prints the title, date, language and main text of pages, as the service extracts them.
+  <file>           a local .html, .htm, .xhtml, .pdf, .txt or .md file, gzip'd or not
+  <dir>            every such file under the directory, subdirectories included, in name order
+                   (symbolic links not followed; other files skipped)
+  <url>            an http(s) URL, fetched with the service's fetcher (public addresses only)
+  --json           one page: print the extracted page as JSON
+  --jsonl          JSON lines even for one page (implied by several inputs or a directory)
+  --url            the page's address, for one local file (resolves relative links, dates in the path)
+  --workers N      extraction threads for a batch (default: one per CPU, ${availableParallelism()} here)
+  --allow-private  let URLs reach private, loopback and link-local addresses (refused by default)
 
-exit codes: 0 ok, 1 nothing extracted or a challenge page, 2 usage error`;
+A batch writes one JSON line per page on stdout, in input order:
+  {"input": <as given or found>, "url": ..., "title": ..., "text": ..., "datePublished": ..., "language": ..., ...}
+  {"input": ..., "error": <why the page could not be read, fetched or extracted>}
+and a summary on stderr (with a progress line while it runs, on a terminal).
 
-/** Larger local files are refused rather than read into memory. */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
-
-const CONTENT_TYPE_BY_EXTENSION: Record<string, string> = {
-  '.html': 'text/html',
-  '.htm': 'text/html',
-  '.xhtml': 'application/xhtml+xml',
-  '.pdf': 'application/pdf',
-  '.txt': 'text/plain',
-  '.md': 'text/markdown',
-};
-
-interface Source {
-  bytes: Uint8Array;
-  url: string;
-  contentType: string | null;
-}
+exit codes: one page: 0 ok, 1 nothing extracted or a challenge page, 2 usage error;
+            a batch: 0 every page extracted (with or without text), 1 some page failed or the output
+            was closed before the end (| head), 2 usage error`;
 
 export async function main(argv: string[]): Promise<number> {
   let parsed;
+  let workers: number;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: 'boolean' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        json: { type: 'boolean' },
+        jsonl: { type: 'boolean' },
+        url: { type: 'string' },
+        workers: { type: 'string' },
+        'allow-private': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
+    workers = integerOption(parsed.values.workers, '--workers', 1) ?? availableParallelism();
   } catch (error) {
     return usageError((error as Error).message);
   }
@@ -59,12 +66,35 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (parsed.positionals.length !== 1) return usageError('expected exactly one file or URL');
-  const target = parsed.positionals[0]!;
+  const targets = parsed.positionals;
+  if (targets.length === 0) return usageError('expected at least one file, directory or URL');
+  const pageUrl = parsed.values.url;
+  const oneTargetIsDirectory = targets.length === 1 && (await isDirectoryTarget(targets[0]!));
+  if (pageUrl !== undefined && (targets.length !== 1 || oneTargetIsDirectory || isHttpTarget(targets[0]!))) {
+    return usageError('--url goes with a single local file');
+  }
+  if (pageUrl !== undefined && !isHttpTarget(pageUrl)) return usageError('--url must be an http(s) URL');
+  const policy = fetchPolicy({ allowPrivateNetworks: parsed.values['allow-private'] });
 
+  const single = targets.length === 1 && !parsed.values.jsonl && !oneTargetIsDirectory;
+  if (single) return extractSingle(targets[0]!, pageUrl, policy, parsed.values.json ?? false);
+
+  const summary = await runBatch(targets, {
+    workers,
+    fetchPolicy: policy,
+    ...(pageUrl !== undefined ? { pageUrl } : {}),
+    output: process.stdout,
+    log: process.stderr,
+  });
+  return summary.failed > 0 || summary.outputError !== null ? 1 : 0;
+}
+
+const usageError = (message: string) => usageFailure('searchgate extract', message, USAGE);
+
+async function extractSingle(target: string, pageUrl: string | undefined, policy: FetchPolicy, asJson: boolean): Promise<number> {
   let source: Source;
   try {
-    source = /^https?:\/\//i.test(target) ? await fetchSource(target) : await readSource(target, parsed.values.url);
+    source = isHttpTarget(target) ? await fetchSource(target, policy) : await readSource(target, pageUrl);
   } catch (error) {
     if (error instanceof UsageError) return usageError(error.message);
     process.stderr.write(`searchgate extract: ${(error as Error).message}\n`);
@@ -79,7 +109,7 @@ export async function main(argv: string[]): Promise<number> {
     await pool.close();
   }
 
-  process.stdout.write(parsed.values.json ? `${JSON.stringify({ url: source.url, ...page }, null, 2)}\n` : formatPage(page));
+  process.stdout.write(asJson ? `${JSON.stringify({ url: source.url, ...page }, null, 2)}\n` : formatPage(page));
   if (page.isChallenge) {
     process.stderr.write('searchgate extract: this is a challenge page (bot check or CAPTCHA wall), not the page itself\n');
     return 1;
@@ -89,46 +119,6 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   return 0;
-}
-
-const usageError = (message: string) => usageFailure('searchgate extract', message, USAGE);
-
-async function readSource(path: string, pageUrl: string | undefined): Promise<Source> {
-  const absolute = resolve(path);
-  let size: number;
-  try {
-    size = (await stat(absolute)).size;
-  } catch {
-    throw new UsageError(`cannot read ${path}`);
-  }
-  if (size > MAX_FILE_BYTES) throw new UsageError(`${path} is larger than ${MAX_FILE_BYTES} bytes`);
-  let bytes: Uint8Array = await readFile(absolute);
-  let name = absolute.toLowerCase();
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = gunzipSync(bytes, { maxOutputLength: MAX_FILE_BYTES });
-    } catch (error) {
-      throw new UsageError(`cannot decompress ${path}: ${(error as Error).message}`);
-    }
-    name = name.replace(/\.gz$/, '');
-  }
-  if (pageUrl !== undefined && !/^https?:\/\//i.test(pageUrl)) throw new UsageError('--url must be an http(s) URL');
-  return {
-    bytes,
-    url: pageUrl ?? pathToFileURL(absolute).href,
-    contentType: CONTENT_TYPE_BY_EXTENSION[extname(name)] ?? null,
-  };
-}
-
-async function fetchSource(url: string): Promise<Source> {
-  let resource;
-  try {
-    resource = await safeFetch(url, DEFAULT_FETCH_POLICY, new AbortController().signal);
-  } catch (error) {
-    throw new Error(`cannot fetch ${url}: ${(error as Error).message}`);
-  }
-  if (resource.status !== 200) throw new Error(`${url} answered HTTP ${resource.status}`);
-  return { bytes: resource.body, url: resource.url, contentType: resource.contentType };
 }
 
 function formatPage(page: ExtractedPage): string {

@@ -12,7 +12,8 @@ const USAGE = `usage: searchgate <command>
 commands:
   serve                 start the gateway (config: SEARCHGATE_CONFIG, default config/default.yaml; port: PORT, default 8080)
   index <subcommand>    manage the local index: add, fold, stats, remove, export (searchgate index --help)
-  extract <file|url>    print the title, date and main text of one page, as the service extracts it
+  extract <file|dir|url>… print the title, date and main text of pages, as the service extracts them
+                        (several pages or a directory: one JSON line each; searchgate extract --help)
   accounts <subcommand> manage accounts: create, list, disable, enable, set-allowance, set-password
   keys <subcommand>     manage API keys: create, list, delete
   calibrate             fit a reranker model's score calibration on labelled data (searchgate calibrate --help)

@@ -3,6 +3,7 @@
  * errors, queue); anywhere else (a log file, CI), one plain line per page, which greps well.
  */
 import type { Writable } from 'node:stream';
+import { StatusLine } from '../../util/status-line.js';
 
 export type PageOutcome =
   /** Stored in the index. */
@@ -39,8 +40,6 @@ export interface CrawlProgress {
 
 export const SILENT_PROGRESS: CrawlProgress = { page() {}, notice() {}, finish() {} };
 
-const REDRAW_INTERVAL_MS = 200;
-
 export function createProgress(stream: Writable & { isTTY?: boolean }, options: { tty?: boolean } = {}): CrawlProgress {
   const tty = options.tty ?? Boolean(stream.isTTY);
   const started = performance.now();
@@ -57,40 +56,27 @@ export function createProgress(stream: Writable & { isTTY?: boolean }, options: 
     };
   }
 
-  let lastDrawn = 0;
-  let statusShown = false;
-  const clearStatus = () => {
-    if (statusShown) stream.write('\r\x1b[K');
-    statusShown = false;
-  };
-  const draw = (counters: CrawlCounters) => {
-    clearStatus();
-    stream.write(status(counters));
-    statusShown = true;
-    lastDrawn = performance.now();
-  };
+  const line = new StatusLine(stream);
   let latest: CrawlCounters | null = null;
   return {
     page(url, outcome, detail, counters) {
       latest = counters;
       // Errors scroll up as lines of their own; everything else only moves the counters.
       if (outcome === 'error') {
-        clearStatus();
+        line.clear();
         stream.write(`error ${url}${detail ? ` (${detail})` : ''}\n`);
-        draw(counters);
-      } else if (performance.now() - lastDrawn >= REDRAW_INTERVAL_MS) {
-        draw(counters);
+        line.draw(status(counters), true);
+      } else {
+        line.draw(status(counters));
       }
     },
     notice(message) {
-      clearStatus();
+      line.clear();
       stream.write(`${message}\n`);
-      if (latest) draw(latest);
+      if (latest) line.draw(status(latest), true);
     },
     finish(counters, complete) {
-      draw(counters);
-      stream.write(complete ? '\n' : ' (interrupted: run again to continue)\n');
-      statusShown = false;
+      line.finish(status(counters), complete ? '' : ' (interrupted: run again to continue)');
     },
   };
 }

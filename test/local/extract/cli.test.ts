@@ -45,5 +45,5 @@ test('extract exits 1 on a challenge page and 2 on a usage error', async (t) => 
   t.regex(challenge.stderr, /challenge page/);
   t.is((await run()).code, 2);
   t.is((await run('/nonexistent/page.html')).code, 2);
-  t.is((await run('a.html', 'b.html')).code, 2);
+  t.is((await run('--url', 'ftp://coast.example/a', tempFile('page.html', ARTICLE))).code, 2);
 });

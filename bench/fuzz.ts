@@ -13,7 +13,7 @@
  *   npm run bench:fuzz                                   # 10,000 requests (~10-15 min on 2 cores)
  *   npm run bench:fuzz -- --n 2000 --out /tmp/fuzz.json
  *   npm run bench:fuzz -- --baseline-dist /tmp/base/dist # the base build first, then this one, in one run
- *   npm run bench:fuzz -- --variants variants.json       # [{name, dist?, env?, nodeOptions?, config?}, …]
+ *   npm run bench:fuzz -- --variants variants.json       # [{name, dist?, env?, nodeOptions?, launcher?, config?}, …]
  *
  * Flags: --n N (10000) --concurrency C (4) --seed S (18) --idle-ms MS (60000) --sample-ms MS (1000)
  *        --pages P (600: pages in the index) --model DIR (models/all-minilm-l6-v2) --max-seconds S (3600)
@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { hostileRequest, sendHostile, type HostileRequest } from '../test/helpers/hostile-requests.js';
 import { machineDescription, startWatchdog } from './index-bench-common.js';
-import { buildIndex, embeddedDefaultConfig, finishRun, loadAverage, memoryGauges, memoryMap, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
+import { buildIndex, embeddedDefaultConfig, finishRun, loadAverage, memoryGauges, memoryMap, nodeCommand, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,6 +59,8 @@ interface Variant {
   dist?: string;
   env?: Record<string, string>;
   nodeOptions?: string[];
+  /** false: under plain `node`, without the process settings of the build's launcher (bin/searchgate-node). */
+  launcher?: boolean;
   /** Laid over the embedded default, object by object. */
   config?: Record<string, unknown>;
 }
@@ -94,7 +96,8 @@ function merged(base: Record<string, unknown>, over: Record<string, unknown> = {
 async function measure(variant: Variant) {
   const stateDirectory = mkdtempSync(join(work, 'state-'));
   const config = merged(embeddedDefaultConfig({ key: KEY, index, model: MODEL, stateDirectory }), variant.config);
-  const gateway = await startGatewayProcess({ dist: variant.dist ?? THIS_DIST, config, env: variant.env ?? {}, nodeOptions: variant.nodeOptions ?? [] });
+  const dist = variant.dist ?? THIS_DIST;
+  const gateway = await startGatewayProcess({ dist, config, env: variant.env ?? {}, nodeOptions: variant.nodeOptions ?? [], launcher: variant.launcher });
   const rss = sampleRss(gateway.pid, Number(values['sample-ms']));
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
@@ -148,7 +151,7 @@ async function measure(variant: Variant) {
     const gaugesAfter = await memoryGauges(gateway.url);
     const mapAfter = memoryMap(gateway.pid);
     const result = {
-      variant: { ...variant, dist: variant.dist ?? THIS_DIST },
+      variant: { ...variant, dist, launched: nodeCommand(dist, variant.launcher).launched },
       requests: sent,
       seconds: Math.round(seconds),
       rssMiB: { baseline: baselineMiB, peak: peakMiB, highWater: rss.highWaterMiB(), atEnd: endMiB, final: finalMiB, idleSeconds: Number(values['idle-ms']) / 1000 },

@@ -4,7 +4,7 @@
  * sampled from /proc, a few of its own gauges read from /metrics, and the machine's load.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,11 @@ export interface GatewayProcessOptions {
   env?: Record<string, string>;
   /** Node options of the gateway (`--max-semi-space-size=16`, …). */
   nodeOptions?: string[];
+  /**
+   * Through the build's `bin/searchgate-node`, with the process settings `searchgate` runs under
+   * (default), or under plain `node` (`false`, and for a build that has no launcher).
+   */
+  launcher?: boolean;
 }
 
 export interface GatewayProcess {
@@ -71,8 +76,15 @@ export function embeddedDefaultConfig(options: { key: string; index: string; mod
   };
 }
 
+/** How a build starts Node: its launcher where it has one and it is wanted, else plain `node`. */
+export function nodeCommand(dist: string, launcher = true): { command: string; launched: boolean } {
+  const script = resolve(dist, '..', 'bin', 'searchgate-node');
+  return launcher && existsSync(script) ? { command: script, launched: true } : { command: process.execPath, launched: false };
+}
+
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), CHILD, options.dist, JSON.stringify(options.config)], {
+  const { command } = nodeCommand(options.dist, options.launcher);
+  const child = spawn(command, [...(options.nodeOptions ?? []), CHILD, options.dist, JSON.stringify(options.config)], {
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -40,6 +40,8 @@
  *        --profile [--profile-dir DIR (bench/results/cpuprofile.tmp)] --quick
  *        --baseline-dist DIR: a gateway from another build's dist/ (its bench/overhead.js starts it),
  *          measured beside this one on every path: before and after in one run, on the same machine load
+ *        --baseline-launcher: the baseline gateway (this build, or --baseline-dist's) runs under the build's
+ *          bin/searchgate-node, with the process settings `searchgate` runs under; the other under plain node
  *        --gateway-node-options='--perf-basic-prof' (extra node options for the gateway children, e.g. for
  *          `perf record -g -p <gateway pid>`, or --trace-gc)
  */
@@ -53,6 +55,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { nodeCommand } from './memory-common.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const HOST = '127.0.0.1';
@@ -277,8 +280,8 @@ interface Child {
 const children = new Set<ChildProcess>();
 
 /** A child running `module` (this script, or the same script of another build) in the given role. */
-function startChild(args: string[], role: string, execArgv: string[] = [], module = SELF): Promise<Child> {
-  const child = fork(module, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function startChild(args: string[], role: string, execArgv: string[] = [], module = SELF, execPath?: string): Promise<Child> {
+  const child = fork(module, args, { execArgv, execPath, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const waiters = new Map<string, (port: number) => void>();
@@ -586,6 +589,7 @@ interface Options {
   profileDir: string;
   gatewayNodeOptions: string[];
   baselineDist: string | null;
+  baselineLauncher: boolean;
   summarize: string[] | null;
 }
 
@@ -604,6 +608,7 @@ function readOptions(): Options {
       'profile-dir': { type: 'string' },
       'gateway-node-options': { type: 'string' },
       'baseline-dist': { type: 'string' },
+      'baseline-launcher': { type: 'boolean', default: false },
       summarize: { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
     },
@@ -625,12 +630,13 @@ function readOptions(): Options {
     concurrency: int(values.concurrency, 64, 'concurrency'),
     durationMs: int(values['duration-ms'], quick ? 500 : 4000, 'duration-ms'),
     concurrentRounds: int(values['concurrent-rounds'], quick ? 1 : 3, 'concurrent-rounds'),
-    maxSeconds: int(values['max-seconds'], values['baseline-dist'] ? 240 : 170, 'max-seconds'),
+    maxSeconds: int(values['max-seconds'], values['baseline-dist'] || values['baseline-launcher'] ? 240 : 170, 'max-seconds'),
     out: resolve(values.out ?? (quick ? 'bench/results/quick.tmp/overhead.json' : 'bench/results/overhead.json')),
     profile: values.profile === true,
     profileDir: resolve(values['profile-dir'] ?? 'bench/results/cpuprofile.tmp'),
     gatewayNodeOptions: (values['gateway-node-options'] ?? '').split(/\s+/).filter(Boolean),
     baselineDist: values['baseline-dist'] ? resolve(values['baseline-dist']) : null,
+    baselineLauncher: values['baseline-launcher'] === true,
     summarize: values.summarize ? positionals.map((file) => resolve(file)) : null,
   };
 }
@@ -724,14 +730,16 @@ async function runClient() {
     await child.ask({ type: 'profile-stop', file }, 'profile-written');
     log(`bench: CPU profile of the gateway: ${relative(process.cwd(), file)}`);
   };
-  const baselineModule = options.baselineDist && resolve(options.baselineDist, 'bench/overhead.js');
-  const startGateway = (cache: 'on' | 'off', module = SELF) =>
-    startChild(['--role', 'gateway', '--upstream', upstream.url, '--cache', cache], cache === 'on' ? 'gateway-cached' : 'gateway-uncached', nodeOptions, module);
+  const baselineDist = options.baselineDist ?? (options.baselineLauncher ? resolve(dirname(SELF), '..') : null);
+  const baselineModule = baselineDist && resolve(baselineDist, 'bench/overhead.js');
+  const baselineExecPath = baselineDist && options.baselineLauncher ? nodeCommand(baselineDist).command : undefined;
+  const startGateway = (cache: 'on' | 'off', module = SELF, execPath?: string) =>
+    startChild(['--role', 'gateway', '--upstream', upstream.url, '--cache', cache], cache === 'on' ? 'gateway-cached' : 'gateway-uncached', nodeOptions, module, execPath);
 
   const upstream = await startChild(['--role', 'upstream'], 'upstream');
   const proxy = await startChild(['--role', 'proxy', '--upstream', upstream.url], 'proxy');
   const gateway = await startGateway('off');
-  const baseline = baselineModule ? await startGateway('off', baselineModule) : null;
+  const baseline = baselineModule ? await startGateway('off', baselineModule, baselineExecPath) : null;
 
   const direct: Target = { key: 'direct', label: 'direct: client → upstream', origin: upstream.url, serverPid: upstream.pid };
   const viaProxy: Target = { key: 'proxy', label: 'control: client → bare Node proxy → upstream', origin: proxy.url, serverPid: proxy.pid };
@@ -797,7 +805,7 @@ async function runClient() {
   // 3. Cache hit, concurrent.
   log(`bench: cache hit, ${options.concurrency} concurrent clients: ${options.concurrentRounds} rounds × ${options.durationMs} ms per server`);
   const cachedGateway = await startGateway('on');
-  const cachedBaseline = baselineModule ? await startGateway('on', baselineModule) : null;
+  const cachedBaseline = baselineModule ? await startGateway('on', baselineModule, baselineExecPath) : null;
   const hit: Target = { key: 'gatewayHit', label: 'searchgate, X-Cache: HIT', origin: cachedGateway.url, serverPid: cachedGateway.pid, expectCache: 'HIT' };
   const baselineHit: Target | null = cachedBaseline && {
     key: 'baselineHit',
@@ -861,6 +869,7 @@ async function runClient() {
       gatewayReplyBytes: Buffer.byteLength(hitBytes),
       gateway: { provider: 'searchgate-compatible', logging: 'silent', authKeys: 1, cache: { uncachedScenarios: false, cacheHitScenario: true } },
       baselineDist: options.baselineDist,
+      baselineUnder: baselineExecPath ?? 'node',
       units: 'latency in ms; serverCpuUs/clientCpuUs: CPU µs per request; cpu.*Cores: average CPUs busy during the phase',
     },
     options: {

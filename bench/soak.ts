@@ -13,7 +13,7 @@
  *   npm run bench:soak -- --minutes 30 --rps 40 --out /tmp/soak.json
  *   npm run bench:soak -- --baseline-dist /tmp/base/dist   # the base build first, then this one
  *
- * Flags: --minutes M (5) --rps R (8) --hostile-share F (0.3) --max-in-flight K (16) --sample-ms MS (5000)
+ * Flags: --minutes M (5) --rps R (8) --hostile-share F (0.3) --max-in-flight K (16) --sample-ms MS (5000) --idle-ms MS (60000)
  *        --seed S (18) --pages P (600) --model DIR --baseline-dist DIR --out FILE (bench/results/soak.json)
  */
 import http from 'node:http';
@@ -25,7 +25,7 @@ import fc from 'fast-check';
 import { seededRandom } from '../src/util/random.js';
 import { filler, hostileRequest, sendHostile, type HostileRequest } from '../test/helpers/hostile-requests.js';
 import { linearFit, machineDescription, startWatchdog } from './index-bench-common.js';
-import { buildIndex, embeddedDefaultConfig, finishRun, loadAverage, memoryGauges, memoryMap, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
+import { buildIndex, embeddedDefaultConfig, finishRun, loadAverage, memoryGauges, memoryMap, nodeCommand, sampleRss, sleep, startGatewayProcess, THIS_DIST } from './memory-common.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     'hostile-share': { type: 'string', default: '0.3' },
     'max-in-flight': { type: 'string', default: '16' },
     'sample-ms': { type: 'string', default: '5000' },
+    'idle-ms': { type: 'string', default: '60000' },
     seed: { type: 'string', default: '18' },
     pages: { type: 'string', default: '600' },
     model: { type: 'string', default: process.env.SEARCHGATE_TEST_MODEL_DIR ?? 'models/all-minilm-l6-v2' },
@@ -131,28 +132,38 @@ async function soak(name: string, dist: string) {
       if (sent % (RPS * 60) === 0) console.log(`${name}: ${Math.round((performance.now() - started) / 60_000)} min, ${sent} sent, RSS ${rss.now()} MiB`);
     }
     await Promise.all(running);
+    const loadAtEnd = loadAverage();
+    const atEndMiB = rss.now();
+    const loadSamples = rss.series.length;
+    // Then quiet, as after a burst: does RSS come back down once the work is done?
+    await sleep(Number(values['idle-ms']));
+    const afterIdleMiB = rss.now();
     rss.stop();
     const series = rss.series;
-    const halfway = series[series.length - 1]!.s / 2;
-    const secondHalf = series.filter((sample) => sample.s >= halfway).map((sample): [number, number] => [sample.s / 60, sample.rssMiB]);
+    const underLoad = series.slice(0, loadSamples);
+    const halfway = underLoad[underLoad.length - 1]!.s / 2;
+    const secondHalf = underLoad.filter((sample) => sample.s >= halfway).map((sample): [number, number] => [sample.s / 60, sample.rssMiB]);
     const result = {
       name,
       dist,
+      launched: nodeCommand(dist).launched,
       minutes: MINUTES,
       requests: sent,
       skippedAtMaxInFlight: skipped,
       rssMiB: {
         baseline: baselineMiB,
-        peak: Math.max(...series.map((sample) => sample.rssMiB)),
+        peak: Math.max(...underLoad.map((sample) => sample.rssMiB)),
         highWater: rss.highWaterMiB(),
-        final: series[series.length - 1]!.rssMiB,
+        atEnd: atEndMiB,
+        afterIdle: afterIdleMiB,
+        idleSeconds: Number(values['idle-ms']) / 1000,
         slopePerMinuteSecondHalf: Math.round(linearFit(secondHalf).slope * 10) / 10,
       },
       byStatus: Object.fromEntries([...byStatus].sort()),
       unhandledErrors: Object.fromEntries(gateway.unhandled),
       gauges: await memoryGauges(gateway.url),
       memoryMap: { before: mapBefore, after: memoryMap(gateway.pid) },
-      loadAverage: { start: loadAtStart, end: loadAverage() },
+      loadAverage: { start: loadAtStart, end: loadAtEnd },
       series,
     };
     console.log(JSON.stringify({ ...result, series: `${series.length} samples` }, null, 1));

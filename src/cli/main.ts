@@ -66,18 +66,7 @@ async function serve(): Promise<void> {
     }
     throw error;
   }
-  logger.info('listening', {
-    address: `http://${address.address}:${address.port}`,
-    search: config.search.chain,
-    rerank: Object.keys(config.rerank.models),
-    keys: config.auth.keys.length,
-  });
-  if (config.auth.keys.length === 0) {
-    logger.warn('no API keys configured: every request will be refused with 401; set SEARCHGATE_API_KEYS or auth.keys');
-  }
-  if (config.search.chain.length === 0) logger.warn('no search provider configured: web-search answers 503');
-  await describeLocalIndexes(config, logger);
-
+  // Before anything is awaited past the listen: a supervisor may stop the process as soon as it answers.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -93,6 +82,17 @@ async function serve(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  logger.info('listening', {
+    address: `http://${address.address}:${address.port}`,
+    search: config.search.chain,
+    rerank: Object.keys(config.rerank.models),
+    keys: config.auth.keys.length,
+  });
+  if (config.auth.keys.length === 0) {
+    logger.warn('no API keys configured: every request will be refused with 401; set SEARCHGATE_API_KEYS or auth.keys');
+  }
+  if (config.search.chain.length === 0) logger.warn('no search provider configured: web-search answers 503');
+  await describeLocalIndexes(config, logger);
 }
 
 /** Subcommands that live in their own module, loaded only when used. */

@@ -38,6 +38,8 @@ export const configSchema = {
         maxHeaderBytes: { type: 'integer', minimum: 1024, default: 16_384 },
         /** Open connections served; past it only health checks and metrics are (src/server/connections.ts). */
         maxConnections: { type: 'integer', minimum: 1, default: 1_024 },
+        /** Quiet this long after work, the process runs one full garbage collection (src/server/idle-collector.ts); 0: never. */
+        idleCollectMs: { type: 'integer', minimum: 0, default: 10_000 },
       },
     },
     logging: {
@@ -331,6 +333,7 @@ export interface GatewayConfig {
     keepAliveTimeoutMs: number;
     maxHeaderBytes: number;
     maxConnections: number;
+    idleCollectMs: number;
   };
   logging: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
   auth: { keys: Array<{ name: string; key: string }> };

@@ -5,6 +5,7 @@ import Koa from 'koa';
 import { createDashboardRouter } from '../dashboard/routes.js';
 import { createMcpRouter, mcpErrorScope } from '../mcp/server.js';
 import { ConnectionGuard, serverOptions } from './connections.js';
+import { IdleCollector } from './idle-collector.js';
 import { requestLifecycle } from './middleware.js';
 import { createRouter, routesOf } from './routes.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
@@ -39,6 +40,13 @@ export function createGateway(options: ServiceOptions): Gateway {
 
   const server = createServer(serverOptions(services.config.server), app.callback());
   connections.attach(server);
+  const idleCollector = new IdleCollector({
+    quietMs: services.config.server.idleCollectMs,
+    onCollected: (before, after) => {
+      services.metrics.idleCollections.inc();
+      services.logger.debug('idle collection', { heap_used_before_mb: megabytes(before), heap_used_after_mb: megabytes(after) });
+    },
+  });
 
   return {
     app,
@@ -46,6 +54,7 @@ export function createGateway(options: ServiceOptions): Gateway {
     server,
     async listen(port, host = '127.0.0.1') {
       await services.start();
+      idleCollector.start();
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -56,6 +65,7 @@ export function createGateway(options: ServiceOptions): Gateway {
     },
     close(graceMs = options.config.server.shutdownGraceMs) {
       services.draining = true;
+      idleCollector.stop();
       return new Promise((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
@@ -68,3 +78,5 @@ export function createGateway(options: ServiceOptions): Gateway {
     },
   };
 }
+
+const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20);

@@ -48,6 +48,11 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers,
     }),
+    idleCollections: new Counter({
+      name: 'searchgate_idle_collections_total',
+      help: 'Full garbage collections run because the process went quiet after work (server.idleCollectMs).',
+      registers,
+    }),
     upstreamRequests: new Counter({
       name: 'searchgate_upstream_requests_total',
       help: 'Calls to upstream providers (each attempt), by provider, operation and outcome.',

@@ -41,17 +41,24 @@ const TAXONOMY_CLASS = /^(tag|category|format|type|status)-/i;
 const WORD_SPLIT = /[^a-z0-9]+/;
 
 /** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
-function markupWords(element: DomElement): string[] {
+export function markupWords(element: DomElement): string[] {
   const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token));
   return tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
 }
 
-export function hasBoilerplateMarkup(element: DomElement): boolean {
-  const words = markupWords(element);
-  return words.some(
-    (word) => BOILERPLATE_WORDS.has(word) || BOILERPLATE_WORD_PREFIXES.some((prefix) => word.startsWith(prefix)),
-  );
+/**
+ * Whether the element's class or id marks it as boilerplate. Words in `exempt` do not count: on a
+ * forum "comment" and "author" mark the posts themselves.
+ */
+export function hasBoilerplateMarkup(element: DomElement, exempt: ReadonlySet<string> = NO_EXEMPTIONS): boolean {
+  return markupWords(element).some((word) => {
+    if (BOILERPLATE_WORDS.has(word)) return !exempt.has(word);
+    const prefix = BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
+    return prefix !== undefined && !exempt.has(prefix);
+  });
 }
+
+const NO_EXEMPTIONS: ReadonlySet<string> = new Set();
 
 /** A text run at least this long, outside a link, reads as prose rather than a label or a menu item. */
 const MIN_PROSE_RUN = 40;
@@ -85,7 +92,14 @@ function measureProse(root: DomElement): Map<DomElement, number> {
  * the page's prose is a wrapper, whatever its class says ("page has-sidebar", Blogger's "widget
  * Blog"), and stays.
  */
-export function removeBoilerplateElements(document: DomDocument): void {
+export interface BoilerplateOptions {
+  /** Class and id words that do not mark boilerplate on this page (see hasBoilerplateMarkup). */
+  exemptWords?: ReadonlySet<string>;
+  /** Several <article> elements are the page's items or posts, not one article and teasers. */
+  keepAllArticles?: boolean;
+}
+
+export function removeBoilerplateElements(document: DomDocument, options: BoilerplateOptions = {}): void {
   const body = document.body;
   if (!body) return;
   const prose = measureProse(body);
@@ -98,12 +112,12 @@ export function removeBoilerplateElements(document: DomDocument): void {
     if (BOILERPLATE_ROLES.has((element.getAttribute('role') ?? '').toLowerCase())) candidates.add(element);
   }
   for (const element of body.querySelectorAll('[class], [id]')) {
-    if (hasBoilerplateMarkup(element)) candidates.add(element);
+    if (hasBoilerplateMarkup(element, options.exemptWords)) candidates.add(element);
   }
   for (const element of candidates) {
     if (element.parentNode && !isWrapper(element)) element.remove();
   }
-  for (const teaser of teaserArticles(body)) teaser.remove();
+  if (!options.keepAllArticles) for (const teaser of teaserArticles(body)) teaser.remove();
 }
 
 /**

@@ -44,7 +44,7 @@ export function documentKind(bytes: Uint8Array, contentType: string | null | und
 }
 
 export function emptyPage(overrides: Partial<ExtractedPage> = {}): ExtractedPage {
-  return { title: null, text: '', datePublished: null, language: null, canonicalUrl: null, isChallenge: false, ...overrides };
+  return { title: null, author: null, text: '', datePublished: null, language: null, canonicalUrl: null, isChallenge: false, pageType: null, ...overrides };
 }
 
 export async function extractDocument(bytes: Uint8Array, source: DocumentSource): Promise<ExtractedPage> {

@@ -10,11 +10,14 @@
  */
 import { Readability } from '@mozilla/readability';
 import { convert, type HtmlToTextOptions } from 'html-to-text';
-import type { ExtractedPage } from '../types.js';
+import type { ExtractedPage, PageType } from '../types.js';
 import { removeBoilerplateElements, pruneExtractedContent } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
-import { parseDocument, type DomDocument, type DomElement } from './dom.js';
+import { normalizeSpace, parseDocument, type DomDocument, type DomElement } from './dom.js';
+import { readJsonLdScripts } from './json-ld.js';
+import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
+import { detectPageType } from './page-type.js';
 
 const HEADING_OPTIONS = { uppercase: false };
 
@@ -43,28 +46,57 @@ const WHOLE_PAGE_OPTIONS: HtmlToTextOptions = {
   ],
 };
 
-export function extractHtml(html: string, url: string): ExtractedPage {
+export interface HtmlExtractionOptions {
+  /** Skip detection and extract the page as this type (the caller knows what it fetched). */
+  pageType?: PageType;
+}
+
+export function extractHtml(html: string, url: string, options: HtmlExtractionOptions = {}): ExtractedPage {
   const document = parseDocument(html);
-  const metadata = extractMetadata(document, url);
+  const jsonLd = readJsonLdScripts(document);
+  const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
+  revealNoscriptContent(document);
+  const pageType = options.pageType ?? detectPageType({ document, jsonLd });
   return {
     title: metadata.title,
-    text: isChallenge ? '' : extractMainText(document, html, url, metadata.title),
+    author: metadata.author,
+    text: isChallenge ? '' : extractMainText(document, html, url, metadata.title, pageType),
     datePublished: metadata.datePublished,
     language: metadata.language,
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
+    pageType,
   };
 }
 
-function extractMainText(document: DomDocument, html: string, url: string, title: string | null): string {
+/**
+ * Class and id words that mark a part of the content on pages of a type, not boilerplate: a post's
+ * author, date and "comment" markup on a forum.
+ */
+const EXEMPT_WORDS: Partial<Record<PageType, ReadonlySet<string>>> = {
+  forum: new Set(['comment', 'respond', 'author', 'meta', 'timestamp', 'dateline', 'byline']),
+};
+
+/** Pages whose content is many blocks: kept as a region, not as Readability's best block. */
+const REGION_TYPES = new Set<PageType>(['forum', 'listing', 'product']);
+/**
+ * On a page of no known type, Readability's block is the content when it holds at least this share
+ * of the main region's text; less, and it is one block of many (a service page's sections).
+ */
+const MIN_ARTICLE_SHARE_OF_REGION = 0.5;
+
+function extractMainText(document: DomDocument, html: string, url: string, title: string | null, pageType: PageType): string {
   let text = '';
   try {
-    removeBoilerplateElements(document);
-    const content = runReadability(document);
-    if (content) {
-      pruneExtractedContent(content, title, url);
-      text = htmlToText(content.innerHTML);
+    if (REGION_TYPES.has(pageType)) {
+      text = regionText(document, pageType);
+    } else if (pageType === 'other') {
+      const region = regionText(parseVisibleDocument(html), pageType);
+      text = articleText(document, title, url);
+      if (text.length < region.length * MIN_ARTICLE_SHARE_OF_REGION) text = region;
+    } else {
+      text = articleText(document, title, url);
     }
   } catch {
     // Readability or the DOM shim failing on odd markup is not a reason to return nothing.
@@ -74,6 +106,43 @@ function extractMainText(document: DomDocument, html: string, url: string, title
     return htmlToText(html, WHOLE_PAGE_OPTIONS);
   } catch {
     return '';
+  }
+}
+
+function articleText(document: DomDocument, title: string | null, url: string): string {
+  removeBoilerplateElements(document);
+  const content = runReadability(document);
+  if (!content) return '';
+  pruneExtractedContent(content, title, url);
+  return htmlToText(content.innerHTML);
+}
+
+function regionText(document: DomDocument, pageType: PageType): string {
+  removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
+  const region = selectMainRegion(document);
+  return region ? htmlToText(region.innerHTML) : '';
+}
+
+function parseVisibleDocument(html: string): DomDocument {
+  const document = parseDocument(html);
+  revealNoscriptContent(document);
+  return document;
+}
+
+/**
+ * Pages rendered by script often carry their content for crawlers in <noscript>. When the body shows
+ * next to nothing outside it, that content is the page as a reader without scripts sees it.
+ */
+function revealNoscriptContent(document: DomDocument): void {
+  const body = document.body;
+  if (!body) return;
+  const noscripts = [...body.querySelectorAll('noscript')];
+  if (noscripts.length === 0) return;
+  const noscriptText = noscripts.reduce((sum, element) => sum + normalizeSpace(element.textContent).length, 0);
+  const visibleText = normalizeSpace(body.textContent).length - noscriptText;
+  if (noscriptText <= visibleText) return;
+  for (const noscript of noscripts) {
+    if (noscript.parentNode) noscript.replaceWith(...noscript.childNodes);
   }
 }
 

@@ -18,6 +18,7 @@ import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
 import { detectPageType } from './page-type.js';
+import { productFacts, withProductFacts } from './product.js';
 
 const HEADING_OPTIONS = { uppercase: false };
 
@@ -57,17 +58,23 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
-  const pageType = options.pageType ?? detectPageType({ document, jsonLd });
+  const finding = detectPageType({ document, jsonLd });
+  const pageType = options.pageType ?? finding.type;
   return {
     title: metadata.title,
     author: metadata.author,
-    text: isChallenge ? '' : extractMainText(document, html, url, metadata.title, pageType),
+    text: isChallenge ? '' : mainTextOfType(extractMainText(document, html, url, metadata.title, pageType), pageType, jsonLd),
     datePublished: metadata.datePublished,
     language: metadata.language,
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
     pageType,
   };
+}
+
+function mainTextOfType(text: string, pageType: PageType, jsonLd: unknown[]): string {
+  const facts = pageType === 'product' ? productFacts(jsonLd) : null;
+  return facts ? withProductFacts(text, facts) : text;
 }
 
 /**
@@ -90,9 +97,9 @@ function extractMainText(document: DomDocument, html: string, url: string, title
   let text = '';
   try {
     if (REGION_TYPES.has(pageType)) {
-      text = regionText(document, pageType);
+      text = regionText(document, pageType, title, url);
     } else if (pageType === 'other') {
-      const region = regionText(parseVisibleDocument(html), pageType);
+      const region = regionText(parseVisibleDocument(html), pageType, title, url);
       text = articleText(document, title, url);
       if (text.length < region.length * MIN_ARTICLE_SHARE_OF_REGION) text = region;
     } else {
@@ -117,10 +124,16 @@ function articleText(document: DomDocument, title: string | null, url: string): 
   return htmlToText(content.innerHTML);
 }
 
-function regionText(document: DomDocument, pageType: PageType): string {
+const PRUNED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
+
+function regionText(document: DomDocument, pageType: PageType, title: string | null, url: string): string {
   removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
   const region = selectMainRegion(document);
-  return region ? htmlToText(region.innerHTML) : '';
+  if (!region) return '';
+  // Menus and teaser links inside a thread or a product page are not its content; on a listing, or
+  // a page that may be one, link blocks are the items.
+  if (PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url);
+  return htmlToText(region.innerHTML);
 }
 
 function parseVisibleDocument(html: string): DomDocument {

@@ -14,7 +14,7 @@ import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure
 
 
 const FORUM_SCHEMA_TYPES = new Set(['DiscussionForumPosting', 'QAPage', 'Question', 'SocialMediaPosting']);
-const PRODUCT_SCHEMA_TYPES = new Set(['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Vehicle', 'Car']);
+export const PRODUCT_SCHEMA_TYPES = new Set(['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Vehicle', 'Car']);
 const LISTING_SCHEMA_TYPES = new Set(['CollectionPage', 'SearchResultsPage', 'ItemList', 'OfferCatalog']);
 const DOCUMENTATION_SCHEMA_TYPES = new Set(['TechArticle', 'APIReference', 'SoftwareSourceCode']);
 const ARTICLE_SCHEMA_TYPES = /(Article|BlogPosting|Report|Review|Recipe|HowTo)$/;
@@ -27,11 +27,18 @@ export interface PageTypeSignals {
   jsonLd: unknown[];
 }
 
-export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType {
+export interface PageTypeFinding {
+  type: PageType;
+  /** A thread's posts or a listing's items, in document order, when the structure shows them. */
+  blocks: DomElement[];
+}
+
+export function detectPageType({ document, jsonLd }: PageTypeSignals): PageTypeFinding {
   const declared = declaredPageType(document, jsonLd);
-  if (declared && declared !== 'article') return declared;
   const body = document.body;
-  if (!body) return declared ?? 'other';
+  if (!body || (declared && declared !== 'article' && declared !== 'forum' && declared !== 'listing')) {
+    return { type: declared ?? 'other', blocks: [] };
+  }
   const measures = measureText(body);
   const chromeText = [...body.querySelectorAll(CHROME)]
     .filter((element) => element.parentElement?.closest(CHROME) == null)
@@ -40,13 +47,30 @@ export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType 
   const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !group.members[0]!.closest(CHROME));
 
   // A thread's posts are the page; comments under an article are not, and the page says it is one.
-  if (declared !== 'article' && groups.some((group) => isThread(group, measures, pageText))) return 'forum';
-  if (declared === 'article') return hasDocumentationStructure(body) ? 'documentation' : 'article';
+  if (declared !== 'article') {
+    const posts = outermostInOrder(body, groups.flatMap((group) => threadPosts(group, measures)));
+    const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
+    if (declared === 'forum' || postText >= pageText * THREAD_SHARE_OF_PAGE) return { type: 'forum', blocks: posts };
+  }
+  if (declared === 'article') return { type: hasDocumentationStructure(body) ? 'documentation' : 'article', blocks: [] };
   const prose = proseLength(body);
-  if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
-  if (hasProductStructure(document)) return 'product';
-  if (hasDocumentationStructure(body)) return 'documentation';
-  return prose >= ARTICLE_PROSE ? 'article' : 'other';
+  const listing = groups.find((group) => isListing(group, measures, declared === 'listing' ? 0 : pageText, prose));
+  if (listing || declared === 'listing') return { type: 'listing', blocks: listing?.members ?? [] };
+  if (hasProductStructure(document)) return { type: 'product', blocks: [] };
+  if (hasDocumentationStructure(body)) return { type: 'documentation', blocks: [] };
+  return { type: prose >= ARTICLE_PROSE ? 'article' : 'other', blocks: [] };
+}
+
+/** The elements that are not inside another of them, in document order. */
+function outermostInOrder(root: DomElement, elements: DomElement[]): DomElement[] {
+  if (elements.length === 0) return [];
+  const chosen = new Set(elements);
+  return [...root.querySelectorAll('*')].filter((element) => chosen.has(element) && !hasChosenAncestor(element, chosen));
+}
+
+function hasChosenAncestor(element: DomElement, chosen: Set<DomElement>): boolean {
+  for (let ancestor = element.parentElement; ancestor; ancestor = ancestor.parentElement) if (chosen.has(ancestor)) return true;
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -99,10 +123,10 @@ function isPostLike(element: DomElement): boolean {
   return markupWords(element).some((word) => POST_WORDS.has(word));
 }
 
-function isThread(group: SiblingGroup, measures: Map<DomElement, TextMeasure>, pageText: number): boolean {
-  if (group.text < pageText * THREAD_SHARE_OF_PAGE) return false;
+/** The group's members that are posts, when the group is a thread's: at least two, and most of its members. */
+function threadPosts(group: SiblingGroup, measures: Map<DomElement, TextMeasure>): DomElement[] {
   const posts = group.members.filter((member) => isPostLike(member) && carriesDate(member) && textOf(member, measures) > linkTextOf(member, measures) * 2);
-  return posts.length >= 2 && posts.length >= group.members.length * 0.5;
+  return posts.length >= 2 && posts.length >= group.members.length * 0.5 ? posts : [];
 }
 
 /** A listing's items hold at least this share of the page's text… */

@@ -16,12 +16,13 @@ import { ExtractorPool } from '../local/extract/index.js';
 import type { ExtractedPage } from '../local/types.js';
 import { UsageError, usageFailure } from './args.js';
 
-const USAGE = `usage: searchgate extract <file|url> [--json] [--url <page-url>]
+const USAGE = `usage: searchgate extract <file|url> [--json] [--format text|markdown] [--url <page-url>]
 
-Prints the title, date, language and main text of one page, as the service extracts it.
+Prints the title, author, date, language, page type and main text of one page, as the service extracts it.
   <file>    a local .html, .html.gz, .pdf or .txt file
   <url>     an http(s) URL, fetched with the service's fetcher (public addresses only)
   --json    print the extracted page as JSON
+  --format  the main text as plain text (default) or as markdown (headings, lists, tables, code)
   --url     the page's address, for a local file (resolves relative links, dates in the path)
 
 exit codes: 0 ok, 1 nothing extracted or a challenge page, 2 usage error`;
@@ -50,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: 'boolean' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { json: { type: 'boolean' }, format: { type: 'string', default: 'text' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     return usageError((error as Error).message);
@@ -60,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.positionals.length !== 1) return usageError('expected exactly one file or URL');
+  const format = parsed.values.format;
+  if (format !== 'text' && format !== 'markdown') return usageError('--format must be text or markdown');
   const target = parsed.positionals[0]!;
 
   let source: Source;
@@ -74,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   const pool = new ExtractorPool({ size: 1 });
   let page: ExtractedPage;
   try {
-    page = await pool.extract(source.bytes, { url: source.url, contentType: source.contentType });
+    page = await pool.extract(source.bytes, { url: source.url, contentType: source.contentType }, { markdown: format === 'markdown' });
   } finally {
     await pool.close();
   }
@@ -136,7 +139,10 @@ function formatPage(page: ExtractedPage): string {
     `title: ${page.title ?? '-'}`,
     `date: ${page.datePublished ?? '-'}`,
     `language: ${page.language ?? '-'}`,
+    `author: ${page.author ?? '-'}`,
+    `type: ${page.pageType ?? '-'}`,
     `canonical: ${page.canonicalUrl ?? '-'}`,
   ].join('\n');
-  return page.text ? `${header}\n\n${page.text}\n` : `${header}\n`;
+  const body = page.markdown ?? page.text;
+  return body ? `${header}\n\n${body}\n` : `${header}\n`;
 }

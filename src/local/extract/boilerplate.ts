@@ -198,7 +198,7 @@ function leafBlocks(content: DomElement, pageUrl: string): Block[] {
 }
 
 /** "Updated 10:01 pm PST, Tuesday", "05/10/2018", "Nov. 20, 2019": the block states when, not what. */
-const DATE_OR_TIME =
+export const DATE_OR_TIME =
   /\b\d{1,2}[:h]\d{2}\b|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 /** "By Jane Doe", "Por Fulano", "Von Max Mustermann": the block names who, not what. */
 const BYLINE = /^(?:[Bb]y|BY|[Pp]or|[Vv]on|[Pp]ar|[Dd]i|[Dd]oor|[Aa]v|[Aa]f)\s+\p{Lu}/u;
@@ -229,7 +229,15 @@ function repeatsTitle(block: Block, titleWords: Set<string>): boolean {
  * menus, the preamble before the first paragraph of prose when it only repeats the headline or gives
  * a byline or date, headings left dangling at the end, advertisement labels and copyright lines.
  */
-export function pruneExtractedContent(content: DomElement, title: string | null, pageUrl: string): void {
+export interface PruneOptions {
+  /**
+   * Keep the blocks before the first paragraph of prose: on a thread they are the first post's
+   * author and date, on a product page its name.
+   */
+  keepPreamble?: boolean;
+}
+
+export function pruneExtractedContent(content: DomElement, title: string | null, pageUrl: string, options: PruneOptions = {}): void {
   const blocks = leafBlocks(content, pageUrl);
   const titleWords = new Set(words(title ?? ''));
   const removed = new Set<Block>();
@@ -241,7 +249,7 @@ export function pruneExtractedContent(content: DomElement, title: string | null,
     const isTeaserOrMenu = block.linksStayOnSite || HEADING_TAGS.has(block.element.nodeName) || block.linkCount >= 3;
     if (isLinkBlock && isTeaserOrMenu) removed.add(block);
   }
-  for (const block of blocks) {
+  for (const block of options.keepPreamble ? [] : blocks) {
     if (removed.has(block)) continue;
     if (block.wordCount >= MIN_PROSE_WORDS) break;
     if (repeatsTitle(block, titleWords) || isBylineOrDateline(block)) removed.add(block);

@@ -18,6 +18,7 @@ import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
 import { detectPageType } from './page-type.js';
+import { htmlToMarkdown } from './markdown.js';
 import { productFacts, withProductFacts } from './product.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -31,6 +32,9 @@ const TEXT_OPTIONS: HtmlToTextOptions = {
     { selector: 'img', format: 'skip' },
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: HEADING_OPTIONS })),
     { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    // A term and its definition are two lines ("Weight" / "3.1 kg"), not one run of text.
+    { selector: 'dt', format: 'block' },
+    { selector: 'dd', format: 'block' },
   ],
 };
 
@@ -50,6 +54,8 @@ const WHOLE_PAGE_OPTIONS: HtmlToTextOptions = {
 export interface HtmlExtractionOptions {
   /** Skip detection and extract the page as this type (the caller knows what it fetched). */
   pageType?: PageType;
+  /** Also render the main content as markdown (ExtractedPage.markdown). */
+  markdown?: boolean;
 }
 
 export function extractHtml(html: string, url: string, options: HtmlExtractionOptions = {}): ExtractedPage {
@@ -58,23 +64,44 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
-  const finding = detectPageType({ document, jsonLd });
-  const pageType = options.pageType ?? finding.type;
+  const pageType = options.pageType ?? detectPageType({ document, jsonLd });
+  const content = isChallenge ? { html: '', text: '' } : withTypeFacts(extractContent(document, html, url, metadata.title, pageType), pageType, jsonLd);
   return {
     title: metadata.title,
     author: metadata.author,
-    text: isChallenge ? '' : mainTextOfType(extractMainText(document, html, url, metadata.title, pageType), pageType, jsonLd),
+    text: content.text,
     datePublished: metadata.datePublished,
     language: metadata.language,
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
     pageType,
+    ...(options.markdown ? { markdown: content.html ? htmlToMarkdown(content.html) : content.text } : {}),
   };
 }
 
-function mainTextOfType(text: string, pageType: PageType, jsonLd: unknown[]): string {
+/** The main content, as HTML for the markdown rendering and as text. */
+interface Content {
+  html: string;
+  text: string;
+}
+
+function contentOf(element: DomElement | null): Content {
+  const html = element?.innerHTML ?? '';
+  return { html, text: html ? htmlToText(html) : '' };
+}
+
+/** What the page's type states outside its visible markup: a product's JSON-LD facts. */
+function withTypeFacts(content: Content, pageType: PageType, jsonLd: unknown[]): Content {
   const facts = pageType === 'product' ? productFacts(jsonLd) : null;
-  return facts ? withProductFacts(text, facts) : text;
+  if (!facts) return content;
+  const text = withProductFacts(content.text, facts);
+  if (text === content.text) return content;
+  const added = text.slice(content.text.length).trim().split('\n\n');
+  return { text, html: `${content.html}${added.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('')}` };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**
@@ -93,47 +120,44 @@ const REGION_TYPES = new Set<PageType>(['forum', 'listing', 'product']);
  */
 const MIN_ARTICLE_SHARE_OF_REGION = 0.5;
 
-function extractMainText(document: DomDocument, html: string, url: string, title: string | null, pageType: PageType): string {
-  let text = '';
+function extractContent(document: DomDocument, html: string, url: string, title: string | null, pageType: PageType): Content {
+  let content: Content = { html: '', text: '' };
   try {
     if (REGION_TYPES.has(pageType)) {
-      text = regionText(document, pageType, title, url);
+      content = regionContent(document, pageType, title, url);
     } else if (pageType === 'other') {
-      const region = regionText(parseVisibleDocument(html), pageType, title, url);
-      text = articleText(document, title, url);
-      if (text.length < region.length * MIN_ARTICLE_SHARE_OF_REGION) text = region;
+      const region = regionContent(parseVisibleDocument(html), pageType, title, url);
+      content = articleContent(document, title, url);
+      if (content.text.length < region.text.length * MIN_ARTICLE_SHARE_OF_REGION) content = region;
     } else {
-      text = articleText(document, title, url);
+      content = articleContent(document, title, url);
     }
   } catch {
     // Readability or the DOM shim failing on odd markup is not a reason to return nothing.
   }
-  if (text) return text;
+  if (content.text) return content;
   try {
-    return htmlToText(html, WHOLE_PAGE_OPTIONS);
+    return { html: '', text: htmlToText(html, WHOLE_PAGE_OPTIONS) };
   } catch {
-    return '';
+    return { html: '', text: '' };
   }
 }
 
-function articleText(document: DomDocument, title: string | null, url: string): string {
+function articleContent(document: DomDocument, title: string | null, url: string): Content {
   removeBoilerplateElements(document);
   const content = runReadability(document);
-  if (!content) return '';
-  pruneExtractedContent(content, title, url);
-  return htmlToText(content.innerHTML);
+  if (content) pruneExtractedContent(content, title, url);
+  return contentOf(content);
 }
 
+/** Region types whose link blocks are menus and teasers; on a listing they are the items. */
 const PRUNED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
 
-function regionText(document: DomDocument, pageType: PageType, title: string | null, url: string): string {
+function regionContent(document: DomDocument, pageType: PageType, title: string | null, url: string): Content {
   removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
   const region = selectMainRegion(document);
-  if (!region) return '';
-  // Menus and teaser links inside a thread or a product page are not its content; on a listing, or
-  // a page that may be one, link blocks are the items.
-  if (PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url);
-  return htmlToText(region.innerHTML);
+  if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
+  return contentOf(region);
 }
 
 function parseVisibleDocument(html: string): DomDocument {

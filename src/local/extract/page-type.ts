@@ -9,7 +9,7 @@
 import type { PageType } from '../types.js';
 import { ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
-import { markupWords } from './boilerplate.js';
+import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
 
 
@@ -27,17 +27,11 @@ export interface PageTypeSignals {
   jsonLd: unknown[];
 }
 
-export interface PageTypeFinding {
-  type: PageType;
-  /** A thread's posts or a listing's items, in document order, when the structure shows them. */
-  blocks: DomElement[];
-}
-
-export function detectPageType({ document, jsonLd }: PageTypeSignals): PageTypeFinding {
+export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType {
   const declared = declaredPageType(document, jsonLd);
   const body = document.body;
   if (!body || (declared && declared !== 'article' && declared !== 'forum' && declared !== 'listing')) {
-    return { type: declared ?? 'other', blocks: [] };
+    return declared ?? 'other';
   }
   const measures = measureText(body);
   const chromeText = [...body.querySelectorAll(CHROME)]
@@ -48,24 +42,23 @@ export function detectPageType({ document, jsonLd }: PageTypeSignals): PageTypeF
 
   // A thread's posts are the page; comments under an article are not, and the page says it is one.
   if (declared !== 'article') {
-    const posts = outermostInOrder(body, groups.flatMap((group) => threadPosts(group, measures)));
+    const posts = outermost(groups.flatMap((group) => threadPosts(group, measures)));
     const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
-    if (declared === 'forum' || postText >= pageText * THREAD_SHARE_OF_PAGE) return { type: 'forum', blocks: posts };
+    if (declared === 'forum' || postText >= pageText * THREAD_SHARE_OF_PAGE) return 'forum';
   }
-  if (declared === 'article') return { type: hasDocumentationStructure(body) ? 'documentation' : 'article', blocks: [] };
+  if (declared === 'article') return hasDocumentationStructure(body) ? 'documentation' : 'article';
   const prose = proseLength(body);
   const listing = groups.find((group) => isListing(group, measures, declared === 'listing' ? 0 : pageText, prose));
-  if (listing || declared === 'listing') return { type: 'listing', blocks: listing?.members ?? [] };
-  if (hasProductStructure(document)) return { type: 'product', blocks: [] };
-  if (hasDocumentationStructure(body)) return { type: 'documentation', blocks: [] };
-  return { type: prose >= ARTICLE_PROSE ? 'article' : 'other', blocks: [] };
+  if (listing || declared === 'listing') return 'listing';
+  if (hasProductStructure(document)) return 'product';
+  if (hasDocumentationStructure(body)) return 'documentation';
+  return prose >= ARTICLE_PROSE ? 'article' : 'other';
 }
 
-/** The elements that are not inside another of them, in document order. */
-function outermostInOrder(root: DomElement, elements: DomElement[]): DomElement[] {
-  if (elements.length === 0) return [];
+/** The elements that are not inside another of them: nested post groups count their text once. */
+function outermost(elements: DomElement[]): DomElement[] {
   const chosen = new Set(elements);
-  return [...root.querySelectorAll('*')].filter((element) => chosen.has(element) && !hasChosenAncestor(element, chosen));
+  return elements.filter((element) => !hasChosenAncestor(element, chosen));
 }
 
 function hasChosenAncestor(element: DomElement, chosen: Set<DomElement>): boolean {
@@ -109,13 +102,14 @@ function hasProductEntityWithOffer(entities: JsonObject[]): boolean {
 
 /** Class and id words of a post in a thread or a comment list. */
 const POST_WORDS = new Set(['post', 'posts', 'message', 'reply', 'replies', 'answer', 'answers', 'comment', 'thread', 'topic', 'entry', 'postbit', 'discussion', 'status', 'tweet']);
-const DATE_TEXT =
-  /\b\d{1,2}[:h]\d{2}\b|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\b\d+\s+(minutes?|hours?|days?|weeks?|months?|years?)\s+ago\b|\d{4}年\d{1,2}月/i;
+/** Dates DATE_OR_TIME leaves out: relative ones ("3 days ago") and Chinese/Japanese ones (2024年3月). */
+const RELATIVE_OR_CJK_DATE = /\b\d+\s+(minutes?|hours?|days?|weeks?|months?|years?)\s+ago\b|\d{4}年\d{1,2}月/i;
 /** A thread's posts, together, hold at least this share of the page's text. */
 const THREAD_SHARE_OF_PAGE = 0.4;
 
 function carriesDate(element: DomElement): boolean {
-  return element.querySelector('time') !== null || DATE_TEXT.test(element.textContent ?? '');
+  const text = element.textContent ?? '';
+  return element.querySelector('time') !== null || DATE_OR_TIME.test(text) || RELATIVE_OR_CJK_DATE.test(text);
 }
 
 function isPostLike(element: DomElement): boolean {
@@ -182,19 +176,19 @@ function hasDocumentationStructure(body: DomElement): boolean {
 }
 
 /**
- * A text run this long outside links reads as a sentence rather than a label; Chinese and Japanese
- * say as much in fewer characters.
+ * A text run this long outside links reads as a sentence rather than a label. Chinese, Japanese and
+ * Korean say as much in about a third of the characters, so their runs count three times.
  */
 const MIN_PROSE_RUN = 80;
-const MIN_CJK_PROSE_RUN = 30;
+const CJK_CHARACTER_WEIGHT = 3;
 /** A page with this much prose (characters in sentence-long runs) is an article unless it says otherwise. */
 const ARTICLE_PROSE = 600;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 function proseRunLength(text: string): number {
   const run = normalizeSpace(text);
-  const minimum = CJK.test(run.slice(0, 20)) ? MIN_CJK_PROSE_RUN : MIN_PROSE_RUN;
-  return run.length >= minimum ? run.length : 0;
+  const length = CJK.test(run.slice(0, 20)) ? run.length * CJK_CHARACTER_WEIGHT : run.length;
+  return length >= MIN_PROSE_RUN ? length : 0;
 }
 
 /** Characters of prose under the element: text runs long enough to be sentences, outside links. */

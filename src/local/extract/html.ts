@@ -13,7 +13,7 @@ import { convert, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
 import { removeBoilerplateElements, pruneExtractedContent } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
-import { normalizeSpace, parseDocument, type DomDocument, type DomElement } from './dom.js';
+import { TEXT_NODE, normalizeSpace, parseDocument, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
@@ -112,8 +112,11 @@ const EXEMPT_WORDS: Partial<Record<PageType, ReadonlySet<string>>> = {
   forum: new Set(['comment', 'respond', 'author', 'meta', 'timestamp', 'dateline', 'byline']),
 };
 
-/** Pages whose content is many blocks: kept as a region, not as Readability's best block. */
-const REGION_TYPES = new Set<PageType>(['forum', 'listing', 'product']);
+/**
+ * Pages whose content is many blocks: kept as a region, not as Readability's best block. On
+ * documentation, Readability drops the code samples, tables and link lists between the paragraphs.
+ */
+const REGION_TYPES = new Set<PageType>(['forum', 'listing', 'product', 'documentation']);
 /**
  * On a page of no known type, Readability's block is the content when it holds at least this share
  * of the main region's text; less, and it is one block of many (a service page's sections).
@@ -157,7 +160,32 @@ function regionContent(document: DomDocument, pageType: PageType, title: string 
   removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
   const region = selectMainRegion(document);
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
+  if (region && pageType === 'forum') removeRepeatedQuotes(region);
   return contentOf(region);
+}
+
+/** A quote's longest text run must be at least this long to be recognised in the post it quotes. */
+const MIN_QUOTED_RUN = 40;
+
+/**
+ * A reply that quotes an earlier post repeats it: the quote goes, the post it came from stays. A
+ * quote of something not on the page (an article, a manual) is the reply's own content and stays.
+ */
+function removeRepeatedQuotes(region: DomElement): void {
+  const regionText = normalizeSpace(region.textContent);
+  for (const quote of [...region.querySelectorAll('blockquote')]) {
+    if (!quote.parentNode || quote.parentElement?.closest('blockquote')) continue;
+    const longestRun = [quote, ...quote.querySelectorAll('*')]
+      .flatMap((node) => [...node.childNodes].filter((child) => child.nodeType === TEXT_NODE))
+      .map((child) => normalizeSpace(child.textContent))
+      .reduce((longest, run) => (run.length > longest.length ? run : longest), '');
+    if (longestRun.length < MIN_QUOTED_RUN) continue;
+    // From the middle of the run: a quote may add an attribution before it or cut it short.
+    const middle = Math.floor((longestRun.length - MIN_QUOTED_RUN) / 2);
+    const sample = longestRun.slice(middle, middle + MIN_QUOTED_RUN);
+    const first = regionText.indexOf(sample);
+    if (first !== -1 && regionText.indexOf(sample, first + 1) !== -1) quote.remove();
+  }
 }
 
 function parseVisibleDocument(html: string): DomDocument {

@@ -24,7 +24,7 @@ function threadPost([author, iso, shown, text]: (typeof POSTS)[number], index: n
   return `<article class="message message--post${index === 0 ? ' is-first' : ''}" id="post-${index + 1}">
     <header class="message-attribution"><a class="username" href="/members/${author}">${author}</a>
     <time datetime="${iso}">${shown}</time> <a href="#post-${index + 1}">#${index + 1}</a></header>
-    <div class="message-body"><p>${text}</p></div>
+    <div class="message-body">${index === 1 ? `<blockquote>${POSTS[0][0]} said: ${POSTS[0][3]}</blockquote>` : ''}<p>${text}</p></div>
     <div class="message-actions"><a href="/reply">Reply</a> <a href="/report">Report</a></div>
   </article>`;
 }
@@ -43,6 +43,15 @@ test('a forum thread is detected and keeps every post with its author and date l
     t.regex(extracted.text, new RegExp(`${author}\\s+${shown}`));
   }
   t.notRegex(extracted.text, /Similar threads|Privacy|acetone/);
+  // The second post quotes the first: the quote repeats it and goes, the first post stays once.
+  t.is(extracted.text.split(POSTS[0][3]).length - 1, 1);
+  t.notRegex(extracted.text, /said:/);
+});
+
+test('a quote of text that is not on the page stays in the post that quotes it', (t) => {
+  const quoted = 'Feed the starter at a ratio of one part starter to five parts flour and water when the kitchen is warm.';
+  const thread = THREAD.replace('<p>Thank you both!', `<blockquote>${quoted}</blockquote><p>Thank you both!`);
+  t.true(extractHtml(thread, 'https://bakers.example/threads/starter-stopped-rising.42/').text.includes(quoted));
 });
 
 const QUESTION_PAGE = page(

@@ -17,9 +17,10 @@ import { TEXT_NODE, normalizeSpace, parseDocument, type DomDocument, type DomEle
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
-import { detectPageType } from './page-type.js';
+import { PRICE, detectPageType } from './page-type.js';
 import { htmlToMarkdown } from './markdown.js';
 import { productFacts, withProductFacts } from './product.js';
+import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
 
@@ -161,7 +162,18 @@ function regionContent(document: DomDocument, pageType: PageType, title: string 
   const region = selectMainRegion(document);
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (region && pageType === 'forum') removeRepeatedQuotes(region);
+  if (region && pageType === 'product') removeOtherProducts(region);
   return contentOf(region);
+}
+
+/** A product page is about one product: a row of at least this many linked, priced items is others. */
+const MIN_OTHER_PRODUCTS = 3;
+
+function removeOtherProducts(region: DomElement): void {
+  for (const group of repeatedSiblingGroups(region, measureText(region), MIN_OTHER_PRODUCTS)) {
+    const priced = group.members.filter((member) => member.querySelector('a[href]') !== null && PRICE.test(member.textContent ?? ''));
+    if (priced.length >= group.members.length * 0.6) for (const member of group.members) member.remove();
+  }
 }
 
 /** A quote's longest text run must be at least this long to be recognised in the post it quotes. */

@@ -119,7 +119,10 @@ const PRODUCT = page(
      <h2>Specifications</h2>
      <table class="specs"><tr><th>Burrs</th><td>54 mm conical, hardened steel</td></tr>
        <tr><th>Motor</th><td>150 W, 450 rpm</td></tr><tr><th>Hopper</th><td>250 g</td></tr></table>
-     <dl class="details"><dt>Weight</dt><dd>3.1 kg</dd><dt>Warranty</dt><dd>2 years</dd></dl></div>
+     <dl class="details"><dt>Weight</dt><dd>3.1 kg</dd><dt>Warranty</dt><dd>2 years</dd></dl>
+     <h3>You may also like</h3><div class="carousel">${['Hand grinder HG-1 €59.00', 'Scale with timer €39.90', 'Knock box €24.50']
+       .map((item, index) => `<div class="tile"><a href="/p/${20 + index}">${item.replace(/ €.*/, '')}</a> <span>${item.replace(/^.* /, '')}</span></div>`)
+       .join('')}</div></div>
    <div class="related-products"><h3>Customers also bought</h3><a href="/p/9">Milk jug</a> <a href="/p/10">Tamper</a></div>`,
 );
 
@@ -133,6 +136,8 @@ test('a product page keeps name, price, specification table and list, and its JS
   t.regex(extracted.text, /Weight\s+3\.1 kg/);
   t.true(extracted.text.includes(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD));
   t.notRegex(extracted.text, /Customers also bought|Milk jug/);
+  // Other products, with their own links and prices, are not this product's content.
+  t.notRegex(extracted.text, /Hand grinder|Scale with timer|€59\.00/);
 });
 
 const CATEGORY_ITEMS = [

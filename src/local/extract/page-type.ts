@@ -13,7 +13,8 @@ import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
 
 
-const FORUM_SCHEMA_TYPES = new Set(['DiscussionForumPosting', 'QAPage', 'Question', 'SocialMediaPosting']);
+/** A Question alone is no thread: FAQ pages declare theirs, and a QAPage names the thread itself. */
+const FORUM_SCHEMA_TYPES = new Set(['DiscussionForumPosting', 'QAPage']);
 export const PRODUCT_SCHEMA_TYPES = new Set(['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Vehicle', 'Car']);
 const LISTING_SCHEMA_TYPES = new Set(['CollectionPage', 'SearchResultsPage', 'ItemList', 'OfferCatalog']);
 const DOCUMENTATION_SCHEMA_TYPES = new Set(['TechArticle', 'APIReference', 'SoftwareSourceCode']);
@@ -40,14 +41,17 @@ export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType 
   const pageText = Math.max(1, (measures.get(body)?.text ?? 0) - chromeText);
   const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !group.members[0]!.closest(CHROME));
 
-  // A thread's posts are the page; comments under an article are not, and the page says it is one.
-  if (declared !== 'article') {
-    const posts = outermost(groups.flatMap((group) => threadPosts(group, measures)));
-    const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
-    if (declared === 'forum' || postText >= pageText * THREAD_SHARE_OF_PAGE) return 'forum';
-  }
   if (declared === 'article') return hasDocumentationStructure(body) ? 'documentation' : 'article';
   const prose = proseLength(body);
+  // A thread's posts are the page. Comments under an article are not: there, more prose stands
+  // outside the repeated posts (the article) than inside them.
+  const posts = outermost(groups.flatMap((group) => threadPosts(group, measures)));
+  const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
+  if (declared === 'forum') return 'forum';
+  if (postText >= pageText * THREAD_SHARE_OF_PAGE) {
+    const postProse = posts.reduce((sum, post) => sum + proseLength(post), 0);
+    if (prose - postProse <= postProse) return 'forum';
+  }
   const listing = groups.find((group) => isListing(group, measures, declared === 'listing' ? 0 : pageText, prose));
   if (listing || declared === 'listing') return 'listing';
   if (hasProductStructure(document)) return 'product';

@@ -141,8 +141,12 @@ const BLOCK_TAGS = new Set([
 ]);
 const HEADING_TAGS = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
 
-/** Word-like tokens, in any script. */
-const WORD = /[\p{L}\p{N}]+/gu;
+/**
+ * Word-like tokens, in any script. Chinese, Japanese and Korean write no spaces between words, so
+ * each of their characters counts as one (as the benchmark's scorer counts them): a paragraph of
+ * Chinese prose must not read as a two-word label.
+ */
+const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}]+/gu;
 /** A block of at least this many words is prose: the article proper has begun. */
 const MIN_PROSE_WORDS = 20;
 /**
@@ -203,7 +207,7 @@ export const DATE_OR_TIME =
 /** "By Jane Doe", "Por Fulano", "Von Max Mustermann": the block names who, not what. */
 const BYLINE = /^(?:[Bb]y|BY|[Pp]or|[Vv]on|[Pp]ar|[Dd]i|[Dd]oor|[Aa]v|[Aa]f)\s+\p{Lu}/u;
 /** Bylines and datelines are labels, not sentences: a short lede ("On May 5, the council voted.") ends like one. */
-const ENDS_LIKE_A_SENTENCE = /[.!?…]["'”’)]?$/;
+const ENDS_LIKE_A_SENTENCE = /[.!?…。！？]["'”’)」』）]?$/;
 const MAX_LABEL_WORDS = 15;
 
 function isBylineOrDateline(block: Block): boolean {

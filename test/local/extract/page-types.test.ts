@@ -221,3 +221,13 @@ test('a Chinese article without declared type is read as an article: prose is me
   t.is(extracted.pageType, 'article');
   for (const paragraph of CHINESE_PARAGRAPHS) t.true(extracted.text.includes(paragraph));
 });
+
+test('short Chinese paragraphs that mention a time stay: Chinese prose is counted by characters, not by space-separated words', (t) => {
+  const timed = ['3月5日10:30，县政府宣布磨坊正式开放。', '首场参观于14:00开始，持续两个小时。'];
+  const html = CHINESE_ARTICLE.replace('<h1>潮汐磨坊重新开放</h1>', `<h1>潮汐磨坊重新开放</h1><p>${timed[0]}</p>`).replace(
+    `<p>${CHINESE_PARAGRAPHS[2]}</p>`,
+    `<p>${CHINESE_PARAGRAPHS[2]}</p><p>${timed[1]}</p>`,
+  );
+  const extracted = extractHtml(html, 'https://news.example.cn/2024/mill.html');
+  for (const paragraph of [...timed, ...CHINESE_PARAGRAPHS]) t.true(extracted.text.includes(paragraph), paragraph);
+});

@@ -53,8 +53,6 @@ const WHOLE_PAGE_OPTIONS: HtmlToTextOptions = {
 };
 
 export interface HtmlExtractionOptions {
-  /** Skip detection and extract the page as this type (the caller knows what it fetched). */
-  pageType?: PageType;
   /** Also render the main content as markdown (ExtractedPage.markdown). */
   markdown?: boolean;
 }
@@ -65,7 +63,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
-  const pageType = options.pageType ?? detectPageType({ document, jsonLd });
+  const pageType = detectPageType({ document, jsonLd });
   const content = isChallenge ? { html: '', text: '' } : withTypeFacts(extractContent(document, html, url, metadata.title, pageType), pageType, jsonLd);
   return {
     title: metadata.title,

@@ -12,7 +12,6 @@ import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
 
-
 /** A Question alone is no thread: FAQ pages declare theirs, and a QAPage names the thread itself. */
 const FORUM_SCHEMA_TYPES = new Set(['DiscussionForumPosting', 'QAPage']);
 export const PRODUCT_SCHEMA_TYPES = new Set(['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Vehicle', 'Car']);
@@ -31,29 +30,24 @@ export interface PageTypeSignals {
 export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType {
   const declared = declaredPageType(document, jsonLd);
   const body = document.body;
-  if (!body || (declared && declared !== 'article' && declared !== 'forum' && declared !== 'listing')) {
-    return declared ?? 'other';
-  }
+  if (declared === 'article') return body && hasDocumentationStructure(body) ? 'documentation' : 'article';
+  if (declared || !body) return declared ?? 'other';
   const measures = measureText(body);
   const chromeText = [...body.querySelectorAll(CHROME)]
     .filter((element) => element.parentElement?.closest(CHROME) == null)
     .reduce((sum, element) => sum + (measures.get(element)?.text ?? 0), 0);
   const pageText = Math.max(1, (measures.get(body)?.text ?? 0) - chromeText);
   const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !group.members[0]!.closest(CHROME));
-
-  if (declared === 'article') return hasDocumentationStructure(body) ? 'documentation' : 'article';
   const prose = proseLength(body);
   // A thread's posts are the page. Comments under an article are not: there, more prose stands
   // outside the repeated posts (the article) than inside them.
   const posts = outermost(groups.flatMap((group) => threadPosts(group, measures)));
   const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
-  if (declared === 'forum') return 'forum';
   if (postText >= pageText * THREAD_SHARE_OF_PAGE) {
     const postProse = posts.reduce((sum, post) => sum + proseLength(post), 0);
     if (prose - postProse <= postProse) return 'forum';
   }
-  const listing = groups.find((group) => isListing(group, measures, declared === 'listing' ? 0 : pageText, prose));
-  if (listing || declared === 'listing') return 'listing';
+  if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
   if (hasProductStructure(document)) return 'product';
   if (hasDocumentationStructure(body)) return 'documentation';
   return prose >= ARTICLE_PROSE ? 'article' : 'other';

@@ -73,7 +73,7 @@ const INSTANCE_TOKEN = /\d/;
  * Tag and first class: siblings with the same signature are instances of one kind of block. Later
  * classes often mark a state ("is-first", "unread", "odd") that differs between instances.
  */
-export function blockSignature(element: DomElement): string {
+function blockSignature(element: DomElement): string {
   const firstClass = element.className.split(/\s+/).find((token) => token && !INSTANCE_TOKEN.test(token)) ?? '';
   return `${element.nodeName}.${firstClass}`;
 }

@@ -16,6 +16,8 @@ import { fetchSource, isDirectoryTarget, isHttpTarget, pageFilesUnder, readSourc
 
 export interface BatchOptions {
   workers: number;
+  /** Also render each page's main text as markdown (its line's `markdown`). */
+  markdown?: boolean;
   fetchPolicy: FetchPolicy;
   /** The page address of a single local file (resolves its relative links and dates in its path). */
   pageUrl?: string;
@@ -63,7 +65,7 @@ export async function runBatch(inputs: readonly string[], options: BatchOptions)
     if (listingError !== undefined) return { input, error: listingError };
     try {
       const source = isHttpTarget(input) ? await fetchSource(input, options.fetchPolicy) : await readSource(input, options.pageUrl);
-      const page = await pool.extract(source.bytes, { url: source.url, contentType: source.contentType });
+      const page = await pool.extract(source.bytes, { url: source.url, contentType: source.contentType }, { markdown: options.markdown ?? false });
       return { input, url: source.url, ...page };
     } catch (error) {
       return { input, error: (error as Error).message };

@@ -1,6 +1,6 @@
 /**
- * `searchgate extract <file|dir|url>... [--json] [--jsonl] [--url <page-url>] [--workers N] [--allow-private]`:
- * what the service extracts from pages (title, date, language, main text), through the same
+ * `searchgate extract <file|dir|url>... [--json] [--jsonl] [--format text|markdown] [--url <page-url>] [--workers N]
+ * [--allow-private]`: what the service extracts from pages (title, author, date, language, page type, main text), through the same
  * ExtractorPool the service runs, so its caps and time limit apply here too.
  *
  * One file or URL: the page as text (or --json). Several, a directory, or --jsonl: a batch, one JSON
@@ -20,15 +20,18 @@ import { integerOption, UsageError, usageFailure } from './args.js';
 import { runBatch } from './extract-batch.js';
 import { fetchSource, isDirectoryTarget, isHttpTarget, readSource, type Source } from './extract-source.js';
 
-const USAGE = `usage: searchgate extract <file|dir|url>... [--json] [--jsonl] [--url <page-url>] [--workers N] [--allow-private]
+const USAGE = `usage: searchgate extract <file|dir|url>... [--json] [--jsonl] [--format text|markdown] [--url <page-url>]
+                          [--workers N] [--allow-private]
 
-Prints the title, date, language and main text of pages, as the service extracts them.
+Prints the title, author, date, language, page type and main text of pages, as the service extracts them.
   <file>           a local .html, .htm, .xhtml, .pdf, .txt or .md file, gzip'd or not
   <dir>            every such file under the directory, subdirectories included, in name order
                    (symbolic links not followed; other files skipped)
   <url>            an http(s) URL, fetched with the service's fetcher (public addresses only)
   --json           one page: print the extracted page as JSON
   --jsonl          JSON lines even for one page (implied by several inputs or a directory)
+  --format         the main text as plain text (default) or also as markdown (headings, lists, tables,
+                   code): printed instead of the text for one page, a "markdown" field in JSON
   --url            the page's address, for one local file (resolves relative links, dates in the path)
   --workers N      extraction threads for a batch (default: one per CPU, ${availableParallelism()} here)
   --allow-private  let URLs reach private, loopback and link-local addresses (refused by default)
@@ -52,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         json: { type: 'boolean' },
         jsonl: { type: 'boolean' },
+        format: { type: 'string', default: 'text' },
         url: { type: 'string' },
         workers: { type: 'string' },
         'allow-private': { type: 'boolean', default: false },
@@ -66,6 +70,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const format = parsed.values.format;
+  if (format !== 'text' && format !== 'markdown') return usageError('--format must be text or markdown');
+  const markdown = format === 'markdown';
   const targets = parsed.positionals;
   if (targets.length === 0) return usageError('expected at least one file, directory or URL');
   const pageUrl = parsed.values.url;
@@ -77,10 +84,11 @@ export async function main(argv: string[]): Promise<number> {
   const policy = fetchPolicy({ allowPrivateNetworks: parsed.values['allow-private'] });
 
   const single = targets.length === 1 && !parsed.values.jsonl && !oneTargetIsDirectory;
-  if (single) return extractSingle(targets[0]!, pageUrl, policy, parsed.values.json ?? false);
+  if (single) return extractSingle(targets[0]!, pageUrl, policy, parsed.values.json ?? false, markdown);
 
   const summary = await runBatch(targets, {
     workers,
+    markdown,
     fetchPolicy: policy,
     ...(pageUrl !== undefined ? { pageUrl } : {}),
     output: process.stdout,
@@ -91,7 +99,7 @@ export async function main(argv: string[]): Promise<number> {
 
 const usageError = (message: string) => usageFailure('searchgate extract', message, USAGE);
 
-async function extractSingle(target: string, pageUrl: string | undefined, policy: FetchPolicy, asJson: boolean): Promise<number> {
+async function extractSingle(target: string, pageUrl: string | undefined, policy: FetchPolicy, asJson: boolean, markdown: boolean): Promise<number> {
   let source: Source;
   try {
     source = isHttpTarget(target) ? await fetchSource(target, policy) : await readSource(target, pageUrl);
@@ -104,7 +112,7 @@ async function extractSingle(target: string, pageUrl: string | undefined, policy
   const pool = new ExtractorPool({ size: 1 });
   let page: ExtractedPage;
   try {
-    page = await pool.extract(source.bytes, { url: source.url, contentType: source.contentType });
+    page = await pool.extract(source.bytes, { url: source.url, contentType: source.contentType }, { markdown });
   } finally {
     await pool.close();
   }
@@ -126,7 +134,10 @@ function formatPage(page: ExtractedPage): string {
     `title: ${page.title ?? '-'}`,
     `date: ${page.datePublished ?? '-'}`,
     `language: ${page.language ?? '-'}`,
+    `author: ${page.author ?? '-'}`,
+    `type: ${page.pageType ?? '-'}`,
     `canonical: ${page.canonicalUrl ?? '-'}`,
   ].join('\n');
-  return page.text ? `${header}\n\n${page.text}\n` : `${header}\n`;
+  const body = page.markdown ?? page.text;
+  return body ? `${header}\n\n${body}\n` : `${header}\n`;
 }

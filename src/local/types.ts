@@ -4,10 +4,20 @@
  * searches them. Each part lives in its own folder under src/local/.
  */
 
+/**
+ * The kind of page, which decides what its main content is: an article's body, every post of a
+ * forum or Q&A thread, a product's description, specification and price, documentation with its
+ * code and tables, a listing's items. "other" for pages that are none of these (a service's
+ * home page, a contact page).
+ */
+export type PageType = 'article' | 'forum' | 'product' | 'documentation' | 'listing' | 'other';
+
 /** What the extractor makes of one page. */
 export interface ExtractedPage {
   /** Best title: JSON-LD headline/name, then og:title, then <title>/<h1>. */
   title: string | null;
+  /** The author's name as structured data or meta tags give it; null when the page names none. */
+  author: string | null;
   /** Main text with boilerplate removed; paragraphs separated by blank lines. Empty when none. */
   text: string;
   /** ISO 8601 UTC, from JSON-LD, article/OpenGraph meta, <time>, then URL patterns, in that order of trust. */
@@ -18,6 +28,10 @@ export interface ExtractedPage {
   canonicalUrl: string | null;
   /** True for interstitials ("Just a moment…", CAPTCHA walls): never stored or returned as text. */
   isChallenge: boolean;
+  /** Detected from structured data and the page's structure; null for PDF and plain text. */
+  pageType: PageType | null;
+  /** The main content as markdown (headings, lists, tables, code), when it was asked for. */
+  markdown?: string;
 }
 
 /** One document of the local index. */

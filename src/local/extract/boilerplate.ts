@@ -41,17 +41,24 @@ const TAXONOMY_CLASS = /^(tag|category|format|type|status)-/i;
 const WORD_SPLIT = /[^a-z0-9]+/;
 
 /** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
-function markupWords(element: DomElement): string[] {
+export function markupWords(element: DomElement): string[] {
   const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token));
   return tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
 }
 
-export function hasBoilerplateMarkup(element: DomElement): boolean {
-  const words = markupWords(element);
-  return words.some(
-    (word) => BOILERPLATE_WORDS.has(word) || BOILERPLATE_WORD_PREFIXES.some((prefix) => word.startsWith(prefix)),
-  );
+/**
+ * Whether the element's class or id marks it as boilerplate. Words in `exempt` do not count: on a
+ * forum "comment" and "author" mark the posts themselves.
+ */
+export function hasBoilerplateMarkup(element: DomElement, exempt: ReadonlySet<string> = NO_EXEMPTIONS): boolean {
+  return markupWords(element).some((word) => {
+    if (BOILERPLATE_WORDS.has(word)) return !exempt.has(word);
+    const prefix = BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
+    return prefix !== undefined && !exempt.has(prefix);
+  });
 }
+
+const NO_EXEMPTIONS: ReadonlySet<string> = new Set();
 
 /** A text run at least this long, outside a link, reads as prose rather than a label or a menu item. */
 const MIN_PROSE_RUN = 40;
@@ -85,7 +92,14 @@ function measureProse(root: DomElement): Map<DomElement, number> {
  * the page's prose is a wrapper, whatever its class says ("page has-sidebar", Blogger's "widget
  * Blog"), and stays.
  */
-export function removeBoilerplateElements(document: DomDocument): void {
+export interface BoilerplateOptions {
+  /** Class and id words that do not mark boilerplate on this page (see hasBoilerplateMarkup). */
+  exemptWords?: ReadonlySet<string>;
+  /** Several <article> elements are the page's items or posts, not one article and teasers. */
+  keepAllArticles?: boolean;
+}
+
+export function removeBoilerplateElements(document: DomDocument, options: BoilerplateOptions = {}): void {
   const body = document.body;
   if (!body) return;
   const prose = measureProse(body);
@@ -98,12 +112,12 @@ export function removeBoilerplateElements(document: DomDocument): void {
     if (BOILERPLATE_ROLES.has((element.getAttribute('role') ?? '').toLowerCase())) candidates.add(element);
   }
   for (const element of body.querySelectorAll('[class], [id]')) {
-    if (hasBoilerplateMarkup(element)) candidates.add(element);
+    if (hasBoilerplateMarkup(element, options.exemptWords)) candidates.add(element);
   }
   for (const element of candidates) {
     if (element.parentNode && !isWrapper(element)) element.remove();
   }
-  for (const teaser of teaserArticles(body)) teaser.remove();
+  if (!options.keepAllArticles) for (const teaser of teaserArticles(body)) teaser.remove();
 }
 
 /**
@@ -127,8 +141,12 @@ const BLOCK_TAGS = new Set([
 ]);
 const HEADING_TAGS = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
 
-/** Word-like tokens, in any script. */
-const WORD = /[\p{L}\p{N}]+/gu;
+/**
+ * Word-like tokens, in any script. Chinese, Japanese and Korean write no spaces between words, so
+ * each of their characters counts as one (as the benchmark's scorer counts them): a paragraph of
+ * Chinese prose must not read as a two-word label.
+ */
+const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}]+/gu;
 /** A block of at least this many words is prose: the article proper has begun. */
 const MIN_PROSE_WORDS = 20;
 /**
@@ -184,12 +202,12 @@ function leafBlocks(content: DomElement, pageUrl: string): Block[] {
 }
 
 /** "Updated 10:01 pm PST, Tuesday", "05/10/2018", "Nov. 20, 2019": the block states when, not what. */
-const DATE_OR_TIME =
+export const DATE_OR_TIME =
   /\b\d{1,2}[:h]\d{2}\b|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
 /** "By Jane Doe", "Por Fulano", "Von Max Mustermann": the block names who, not what. */
 const BYLINE = /^(?:[Bb]y|BY|[Pp]or|[Vv]on|[Pp]ar|[Dd]i|[Dd]oor|[Aa]v|[Aa]f)\s+\p{Lu}/u;
 /** Bylines and datelines are labels, not sentences: a short lede ("On May 5, the council voted.") ends like one. */
-const ENDS_LIKE_A_SENTENCE = /[.!?…]["'”’)]?$/;
+const ENDS_LIKE_A_SENTENCE = /[.!?…。！？]["'”’)」』）]?$/;
 const MAX_LABEL_WORDS = 15;
 
 function isBylineOrDateline(block: Block): boolean {
@@ -215,7 +233,15 @@ function repeatsTitle(block: Block, titleWords: Set<string>): boolean {
  * menus, the preamble before the first paragraph of prose when it only repeats the headline or gives
  * a byline or date, headings left dangling at the end, advertisement labels and copyright lines.
  */
-export function pruneExtractedContent(content: DomElement, title: string | null, pageUrl: string): void {
+export interface PruneOptions {
+  /**
+   * Keep the blocks before the first paragraph of prose: on a thread they are the first post's
+   * author and date, on a product page its name.
+   */
+  keepPreamble?: boolean;
+}
+
+export function pruneExtractedContent(content: DomElement, title: string | null, pageUrl: string, options: PruneOptions = {}): void {
   const blocks = leafBlocks(content, pageUrl);
   const titleWords = new Set(words(title ?? ''));
   const removed = new Set<Block>();
@@ -227,7 +253,7 @@ export function pruneExtractedContent(content: DomElement, title: string | null,
     const isTeaserOrMenu = block.linksStayOnSite || HEADING_TAGS.has(block.element.nodeName) || block.linkCount >= 3;
     if (isLinkBlock && isTeaserOrMenu) removed.add(block);
   }
-  for (const block of blocks) {
+  for (const block of options.keepPreamble ? [] : blocks) {
     if (removed.has(block)) continue;
     if (block.wordCount >= MIN_PROSE_WORDS) break;
     if (repeatsTitle(block, titleWords) || isBylineOrDateline(block)) removed.add(block);

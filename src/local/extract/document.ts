@@ -16,6 +16,11 @@ export interface DocumentSource {
   contentType?: string | null;
 }
 
+export interface ExtractionOptions {
+  /** Also render the main content as markdown (ExtractedPage.markdown); plain text and PDF text stand as they are. */
+  markdown?: boolean;
+}
+
 export type DocumentKind = 'html' | 'pdf' | 'text' | 'unsupported';
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
@@ -44,22 +49,23 @@ export function documentKind(bytes: Uint8Array, contentType: string | null | und
 }
 
 export function emptyPage(overrides: Partial<ExtractedPage> = {}): ExtractedPage {
-  return { title: null, text: '', datePublished: null, language: null, canonicalUrl: null, isChallenge: false, ...overrides };
+  return { title: null, author: null, text: '', datePublished: null, language: null, canonicalUrl: null, isChallenge: false, pageType: null, ...overrides };
 }
 
-export async function extractDocument(bytes: Uint8Array, source: DocumentSource): Promise<ExtractedPage> {
+export async function extractDocument(bytes: Uint8Array, source: DocumentSource, options: ExtractionOptions = {}): Promise<ExtractedPage> {
+  const asMarkdown = (text: string) => (options.markdown ? { markdown: text } : {});
   switch (documentKind(bytes, source.contentType)) {
     case 'html':
-      return extractHtml(decodeBytes(bytes, source.contentType, { html: true }), source.url);
+      return extractHtml(decodeBytes(bytes, source.contentType, { html: true }), source.url, { markdown: options.markdown ?? false });
     case 'pdf': {
       const { title, text } = await extractPdf(bytes);
-      return emptyPage({ title, text, language: detectLanguageFromScript(text) });
+      return emptyPage({ title, text, language: detectLanguageFromScript(text), ...asMarkdown(text) });
     }
     case 'text': {
       const text = decodeBytes(bytes, source.contentType, { html: false }).replace(/\r\n?/g, '\n').trim();
       const firstLine = normalizeSpace(text.split('\n', 1)[0]);
       const title = firstLine && firstLine.length <= MAX_TITLE_LENGTH ? firstLine : null;
-      return emptyPage({ title, text, language: detectLanguageFromScript(text) });
+      return emptyPage({ title, text, language: detectLanguageFromScript(text), ...asMarkdown(text) });
     }
     case 'unsupported':
       return emptyPage();

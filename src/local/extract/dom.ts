@@ -47,8 +47,16 @@ export interface DomDocument {
 export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 
+/**
+ * `<![CDATA[` in HTML content is a bogus comment that browsers end at the next `>`; linkedom's
+ * parser reads it up to `]]>` instead, which can swallow a whole page. Scripts and styles are raw
+ * text, where it means nothing, and are left alone.
+ */
+const CDATA_IN_CONTENT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[[^>]*>/gi;
+
 export function parseDocument(html: string): DomDocument {
-  return parseHTML(html).document as unknown as DomDocument;
+  const asBrowsersRead = html.includes('<![CDATA[') ? html.replace(CDATA_IN_CONTENT, (match, rawTextTag) => (rawTextTag ? match : '')) : html;
+  return parseHTML(asBrowsersRead).document as unknown as DomDocument;
 }
 
 /** Collapses runs of whitespace (including non-breaking spaces) to one space and trims. */

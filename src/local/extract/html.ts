@@ -10,11 +10,17 @@
  */
 import { Readability } from '@mozilla/readability';
 import { convert, type HtmlToTextOptions } from 'html-to-text';
-import type { ExtractedPage } from '../types.js';
+import type { ExtractedPage, PageType } from '../types.js';
 import { removeBoilerplateElements, pruneExtractedContent } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
-import { parseDocument, type DomDocument, type DomElement } from './dom.js';
+import { TEXT_NODE, normalizeSpace, parseDocument, type DomDocument, type DomElement } from './dom.js';
+import { readJsonLdScripts } from './json-ld.js';
+import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
+import { PRICE, detectPageType } from './page-type.js';
+import { htmlToMarkdown } from './markdown.js';
+import { productFacts, withProductFacts } from './product.js';
+import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
 
@@ -27,6 +33,9 @@ const TEXT_OPTIONS: HtmlToTextOptions = {
     { selector: 'img', format: 'skip' },
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: HEADING_OPTIONS })),
     { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    // A term and its definition are two lines ("Weight" / "3.1 kg"), not one run of text.
+    { selector: 'dt', format: 'block' },
+    { selector: 'dd', format: 'block' },
   ],
 };
 
@@ -43,37 +52,172 @@ const WHOLE_PAGE_OPTIONS: HtmlToTextOptions = {
   ],
 };
 
-export function extractHtml(html: string, url: string): ExtractedPage {
+export interface HtmlExtractionOptions {
+  /** Also render the main content as markdown (ExtractedPage.markdown). */
+  markdown?: boolean;
+}
+
+export function extractHtml(html: string, url: string, options: HtmlExtractionOptions = {}): ExtractedPage {
   const document = parseDocument(html);
-  const metadata = extractMetadata(document, url);
+  const jsonLd = readJsonLdScripts(document);
+  const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
+  revealNoscriptContent(document);
+  const pageType = detectPageType({ document, jsonLd });
+  const content = isChallenge ? { html: '', text: '' } : withTypeFacts(extractContent(document, html, url, metadata.title, pageType), pageType, jsonLd);
   return {
     title: metadata.title,
-    text: isChallenge ? '' : extractMainText(document, html, url, metadata.title),
+    author: metadata.author,
+    text: content.text,
     datePublished: metadata.datePublished,
     language: metadata.language,
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
+    pageType,
+    ...(options.markdown ? { markdown: content.html ? htmlToMarkdown(content.html) : content.text } : {}),
   };
 }
 
-function extractMainText(document: DomDocument, html: string, url: string, title: string | null): string {
-  let text = '';
+/** The main content, as HTML for the markdown rendering and as text. */
+interface Content {
+  html: string;
+  text: string;
+}
+
+function contentOf(element: DomElement | null): Content {
+  const html = element?.innerHTML ?? '';
+  return { html, text: html ? htmlToText(html) : '' };
+}
+
+/** What the page's type states outside its visible markup: a product's JSON-LD facts. */
+function withTypeFacts(content: Content, pageType: PageType, jsonLd: unknown[]): Content {
+  const facts = pageType === 'product' ? productFacts(jsonLd) : null;
+  if (!facts) return content;
+  const text = withProductFacts(content.text, facts);
+  if (text === content.text) return content;
+  const added = text.slice(content.text.length).trim().split('\n\n');
+  return { text, html: `${content.html}${added.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('')}` };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Class and id words that mark a part of the content on pages of a type, not boilerplate: a post's
+ * author, date and "comment" markup on a forum.
+ */
+const EXEMPT_WORDS: Partial<Record<PageType, ReadonlySet<string>>> = {
+  forum: new Set(['comment', 'respond', 'author', 'meta', 'timestamp', 'dateline', 'byline']),
+};
+
+/**
+ * Pages whose content is many blocks: kept as a region, not as Readability's best block. On
+ * documentation, Readability drops the code samples, tables and link lists between the paragraphs.
+ */
+const REGION_TYPES = new Set<PageType>(['forum', 'listing', 'product', 'documentation']);
+/**
+ * On a page of no known type, Readability's block is the content when it holds at least this share
+ * of the main region's text; less, and it is one block of many (a service page's sections).
+ */
+const MIN_ARTICLE_SHARE_OF_REGION = 0.5;
+
+function extractContent(document: DomDocument, html: string, url: string, title: string | null, pageType: PageType): Content {
+  let content: Content = { html: '', text: '' };
   try {
-    removeBoilerplateElements(document);
-    const content = runReadability(document);
-    if (content) {
-      pruneExtractedContent(content, title, url);
-      text = htmlToText(content.innerHTML);
+    if (REGION_TYPES.has(pageType)) {
+      content = regionContent(document, pageType, title, url);
+    } else if (pageType === 'other') {
+      const region = regionContent(parseVisibleDocument(html), pageType, title, url);
+      content = articleContent(document, title, url);
+      if (content.text.length < region.text.length * MIN_ARTICLE_SHARE_OF_REGION) content = region;
+    } else {
+      content = articleContent(document, title, url);
     }
   } catch {
     // Readability or the DOM shim failing on odd markup is not a reason to return nothing.
   }
-  if (text) return text;
+  if (content.text) return content;
   try {
-    return htmlToText(html, WHOLE_PAGE_OPTIONS);
+    return { html: '', text: htmlToText(html, WHOLE_PAGE_OPTIONS) };
   } catch {
-    return '';
+    return { html: '', text: '' };
+  }
+}
+
+function articleContent(document: DomDocument, title: string | null, url: string): Content {
+  removeBoilerplateElements(document);
+  const content = runReadability(document);
+  if (content) pruneExtractedContent(content, title, url);
+  return contentOf(content);
+}
+
+/** Region types whose link blocks are menus and teasers; on a listing they are the items. */
+const PRUNED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
+
+function regionContent(document: DomDocument, pageType: PageType, title: string | null, url: string): Content {
+  removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
+  const region = selectMainRegion(document);
+  if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
+  if (region && pageType === 'forum') removeRepeatedQuotes(region);
+  if (region && pageType === 'product') removeOtherProducts(region);
+  return contentOf(region);
+}
+
+/** A product page is about one product: a row of at least this many linked, priced items is others. */
+const MIN_OTHER_PRODUCTS = 3;
+
+function removeOtherProducts(region: DomElement): void {
+  for (const group of repeatedSiblingGroups(region, measureText(region), MIN_OTHER_PRODUCTS)) {
+    const priced = group.members.filter((member) => member.querySelector('a[href]') !== null && PRICE.test(member.textContent ?? ''));
+    if (priced.length >= group.members.length * 0.6) for (const member of group.members) member.remove();
+  }
+}
+
+/** A quote's longest text run must be at least this long to be recognised in the post it quotes. */
+const MIN_QUOTED_RUN = 40;
+
+/**
+ * A reply that quotes an earlier post repeats it: the quote goes, the post it came from stays. A
+ * quote of something not on the page (an article, a manual) is the reply's own content and stays.
+ */
+function removeRepeatedQuotes(region: DomElement): void {
+  const regionText = normalizeSpace(region.textContent);
+  for (const quote of [...region.querySelectorAll('blockquote')]) {
+    if (!quote.parentNode || quote.parentElement?.closest('blockquote')) continue;
+    const longestRun = [quote, ...quote.querySelectorAll('*')]
+      .flatMap((node) => [...node.childNodes].filter((child) => child.nodeType === TEXT_NODE))
+      .map((child) => normalizeSpace(child.textContent))
+      .reduce((longest, run) => (run.length > longest.length ? run : longest), '');
+    if (longestRun.length < MIN_QUOTED_RUN) continue;
+    // From the middle of the run: a quote may add an attribution before it or cut it short.
+    const middle = Math.floor((longestRun.length - MIN_QUOTED_RUN) / 2);
+    const sample = longestRun.slice(middle, middle + MIN_QUOTED_RUN);
+    const first = regionText.indexOf(sample);
+    if (first !== -1 && regionText.indexOf(sample, first + 1) !== -1) quote.remove();
+  }
+}
+
+function parseVisibleDocument(html: string): DomDocument {
+  const document = parseDocument(html);
+  revealNoscriptContent(document);
+  return document;
+}
+
+/**
+ * Pages rendered by script often carry their content for crawlers in <noscript>. When the body shows
+ * next to nothing outside it, that content is the page as a reader without scripts sees it.
+ */
+function revealNoscriptContent(document: DomDocument): void {
+  const body = document.body;
+  if (!body) return;
+  const noscripts = [...body.querySelectorAll('noscript')];
+  if (noscripts.length === 0) return;
+  const noscriptText = noscripts.reduce((sum, element) => sum + normalizeSpace(element.textContent).length, 0);
+  const visibleText = normalizeSpace(body.textContent).length - noscriptText;
+  if (noscriptText <= visibleText) return;
+  for (const noscript of noscripts) {
+    if (noscript.parentNode) noscript.replaceWith(...noscript.childNodes);
   }
 }
 

@@ -9,15 +9,15 @@
 import { utcMilliseconds } from '../../util/dates.js';
 import { normalizeSpace, type DomDocument } from './dom.js';
 import { detectLanguageFromScript } from './language.js';
+import { pageEntities, readJsonLdScripts, schemaTypes, type JsonObject } from './json-ld.js';
 
 export interface PageMetadata {
   title: string | null;
+  author: string | null;
   datePublished: string | null;
   language: string | null;
   canonicalUrl: string | null;
 }
-
-type JsonObject = Record<string, unknown>;
 
 /** schema.org types whose headline and dates describe the page's own article. */
 const ARTICLE_TYPE = /(Article|Posting|^Report|^APIReference|^Review|^Recipe|^HowTo)$/;
@@ -28,10 +28,11 @@ const EARLIEST_PLAUSIBLE_DATE = Date.UTC(1990, 0, 1);
 /** Allows for publishers whose clocks or time zones put "today" slightly ahead of ours. */
 const FUTURE_TOLERANCE_MS = 2 * 24 * 3600 * 1000;
 
-export function extractMetadata(document: DomDocument, pageUrl: string): PageMetadata {
-  const jsonLd = readJsonLd(document);
+export function extractMetadata(document: DomDocument, pageUrl: string, jsonLdScripts = readJsonLdScripts(document)): PageMetadata {
+  const jsonLd = readJsonLd(jsonLdScripts);
   return {
     title: findTitle(document, jsonLd),
+    author: findAuthor(document, jsonLd),
     datePublished: findDatePublished(document, jsonLd, pageUrl),
     language: findLanguage(document, jsonLd),
     canonicalUrl: findCanonicalUrl(document, pageUrl),
@@ -46,43 +47,14 @@ interface JsonLdObjects {
   pages: JsonObject[];
 }
 
-function readJsonLd(document: DomDocument): JsonLdObjects {
+function readJsonLd(scripts: unknown[]): JsonLdObjects {
   const found: JsonLdObjects = { articles: [], pages: [] };
-  for (const script of document.querySelectorAll('script[type="application/ld+json" i]')) {
-    const parsed = parseJsonLenient(script.textContent ?? '');
-    if (parsed !== undefined) collectTypedObjects(parsed, found, 0);
+  for (const object of pageEntities(scripts)) {
+    const types = schemaTypes(object);
+    if (types.some((type) => ARTICLE_TYPE.test(type))) found.articles.push(object);
+    else if (types.some((type) => PAGE_TYPE.test(type))) found.pages.push(object);
   }
   return found;
-}
-
-function parseJsonLenient(source: string): unknown {
-  // Publishers wrap JSON-LD in CDATA or HTML comments and leave raw control characters in strings.
-  const cleaned = source
-    .replace(/^\s*(<!\[CDATA\[|<!--)/, '')
-    .replace(/(\]\]>|-->)\s*$/, '')
-    .replace(/[\u0000-\u001f]+/g, ' ');
-  try {
-    return JSON.parse(cleaned);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Containers that hold the page's own entity; itemListElement and the like hold other pages'. */
-const NESTED_ENTITY_KEYS = ['@graph', 'mainEntity', 'mainEntityOfPage'];
-const MAX_JSON_LD_DEPTH = 4;
-
-function collectTypedObjects(value: unknown, found: JsonLdObjects, depth: number): void {
-  if (depth > MAX_JSON_LD_DEPTH || value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    for (const item of value) collectTypedObjects(item, found, depth + 1);
-    return;
-  }
-  const object = value as JsonObject;
-  const types = ([] as unknown[]).concat(object['@type'] ?? []).filter((type): type is string => typeof type === 'string');
-  if (types.some((type) => ARTICLE_TYPE.test(type))) found.articles.push(object);
-  else if (types.some((type) => PAGE_TYPE.test(type))) found.pages.push(object);
-  for (const key of NESTED_ENTITY_KEYS) collectTypedObjects(object[key], found, depth + 1);
 }
 
 function firstString(objects: JsonObject[], keys: string[]): string | null {
@@ -149,6 +121,33 @@ function withoutSiteName(title: string, siteNames: string[]): string {
     }
   }
   return title;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Author
+
+/** A schema.org author: a name, a Person or Organization object, or a list of either. */
+function authorNames(value: unknown): string[] {
+  if (typeof value === 'string') return [normalizeSpace(value)];
+  if (Array.isArray(value)) return value.flatMap(authorNames);
+  if (value !== null && typeof value === 'object' && typeof (value as JsonObject).name === 'string') {
+    return [normalizeSpace((value as JsonObject).name as string)];
+  }
+  return [];
+}
+
+/** Longer than this, an "author" is a sentence or a list of credits, not a name. */
+const MAX_AUTHOR_LENGTH = 100;
+
+function findAuthor(document: DomDocument, jsonLd: JsonLdObjects): string | null {
+  const structured = jsonLd.articles.flatMap((article) => authorNames(article.author)).filter(Boolean);
+  const author =
+    (structured.length ? [...new Set(structured)].join(', ') : null) ??
+    metaContent(document, ['meta[name="author" i]', 'meta[property="article:author" i]', 'meta[name="dc.creator" i]']) ??
+    metaContent(document, ['[itemprop="author" i] [itemprop="name" i]', '[itemprop="author" i]', 'a[rel="author" i]']);
+  // article:author is often a profile URL rather than a name.
+  if (!author || author.length > MAX_AUTHOR_LENGTH || /^https?:\/\//i.test(author)) return null;
+  return decodeEntities(document, author);
 }
 
 // ---------------------------------------------------------------------------------------------

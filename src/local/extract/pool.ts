@@ -9,7 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ExtractedPage } from '../types.js';
-import { documentKind, emptyPage, type DocumentSource } from './document.js';
+import { documentKind, emptyPage, type DocumentSource, type ExtractionOptions } from './document.js';
 
 export interface ExtractorPoolOptions {
   /** Worker threads; default: one per CPU but one, at least one. */
@@ -30,8 +30,8 @@ export const EXTRACTOR_POOL_DEFAULTS = {
 
 /** A task as the caller hands it over. */
 type TaskInput =
-  | { kind: 'document'; bytes: Uint8Array; url: string; contentType: string | null }
-  | { kind: 'html'; html: string; url: string };
+  | { kind: 'document'; bytes: Uint8Array; url: string; contentType: string | null; options: ExtractionOptions }
+  | { kind: 'html'; html: string; url: string; options: ExtractionOptions };
 
 /** What a worker thread receives: the task and the id its reply must carry. */
 export type WorkerTask = TaskInput & { id: number };
@@ -75,16 +75,16 @@ export class ExtractorPool {
   }
 
   /** Fetched bytes of any supported kind (HTML, PDF, plain text); see extractDocument. */
-  extract(bytes: Uint8Array, source: DocumentSource): Promise<ExtractedPage> {
+  extract(bytes: Uint8Array, source: DocumentSource, options: ExtractionOptions = {}): Promise<ExtractedPage> {
     const kind = documentKind(bytes, source.contentType);
     if (kind === 'unsupported' || (kind === 'pdf' && bytes.byteLength > this.maxPdfBytes)) return Promise.resolve(emptyPage());
     const capped = kind === 'pdf' ? bytes : bytes.subarray(0, this.maxHtmlBytes);
-    return this.submit({ kind: 'document', bytes: capped, url: source.url, contentType: source.contentType ?? null });
+    return this.submit({ kind: 'document', bytes: capped, url: source.url, contentType: source.contentType ?? null, options });
   }
 
   /** HTML already decoded to text; see extractHtml. */
-  extractHtml(html: string, url: string): Promise<ExtractedPage> {
-    return this.submit({ kind: 'html', html: html.slice(0, this.maxHtmlBytes), url });
+  extractHtml(html: string, url: string, options: ExtractionOptions = {}): Promise<ExtractedPage> {
+    return this.submit({ kind: 'html', html: html.slice(0, this.maxHtmlBytes), url, options });
   }
 
   /** Stops every worker; tasks still queued or running are rejected. */

@@ -12,8 +12,8 @@ port.on('message', async (task: WorkerTask) => {
   try {
     const page =
       task.kind === 'html'
-        ? extractHtml(task.html, task.url)
-        : await extractDocument(task.bytes, { url: task.url, contentType: task.contentType });
+        ? extractHtml(task.html, task.url, task.options)
+        : await extractDocument(task.bytes, { url: task.url, contentType: task.contentType }, task.options);
     reply = { id: task.id, page };
   } catch (error) {
     reply = { id: task.id, error: error instanceof Error ? error.message : String(error) };

@@ -50,11 +50,13 @@ export async function* readJsonl(path: string, options: IngestOptions = {}): Asy
       const fromHtml = typeof record.html === 'string' ? await (extractor ??= await extractorOrDefault(options.extractor)).extractHtml(record.html, url) : null;
       extracted = {
         title: nonBlank(record.title) ?? fromHtml?.title ?? null,
+        author: fromHtml?.author ?? null,
         text: nonBlank(record.text) ?? fromHtml?.text ?? '',
         datePublished: isoDate(record.datePublished) ?? fromHtml?.datePublished ?? null,
         language: nonBlank(record.language) ?? fromHtml?.language ?? null,
         canonicalUrl: fromHtml?.canonicalUrl ?? null,
         isChallenge: fromHtml?.isChallenge ?? false,
+        pageType: fromHtml?.pageType ?? null,
       };
     } catch (error) {
       report(`the html could not be extracted (${(error as Error).message})`);

@@ -97,6 +97,21 @@ test('files given one by one keep their order and names; a page without text is 
   t.regex(stderr, /extract: 11 pages, [\d.]+ pages\/s, 0 failed, 1 without text/);
 });
 
+test('--format markdown gives each line its main text as markdown too, beside the plain text', async (t) => {
+  const body = '<h2>Tide tables</h2><p>High water comes twice a day, and the tables say when, for every port along the coast.</p><ul><li>spring tides</li><li>neap tides</li></ul>';
+  const root = pageDirectory({ 'a.html': article('tides', { body }), 'b.html': article('buoys') });
+  const { code, stdout, stderr } = await run(join(root, 'a.html'), join(root, 'b.html'), '--format', 'markdown');
+  t.is(code, 0, stderr);
+  const [tides, buoys] = parseLines(stdout) as Array<PageLine & { markdown?: string }>;
+  t.regex(tides!.markdown!, /^## Tide tables$/m);
+  t.regex(tides!.markdown!, /^[-*] +spring tides$/m);
+  t.regex(tides!.text!, /High water comes twice a day/);
+  t.notRegex(tides!.text!, /##/);
+  t.regex(buoys!.markdown!, /Paragraph 1 about buoys/);
+  const plain = parseLines((await run(join(root, 'a.html'), '--jsonl')).stdout) as Array<PageLine & { markdown?: string }>;
+  t.is(plain[0]!.markdown, undefined, 'no markdown unless asked for');
+});
+
 test('URLs are fetched with the service fetcher: an HTTP error is an error line; loopback needs --allow-private', async (t) => {
   const server = await startLoopbackServer(routes({ '/alpha': html(article('alpine meadows')), '/beta': html(article('beekeeping')) }));
   t.teardown(() => server.close());

@@ -39,6 +39,23 @@ test('extract --json prints the ExtractedPage, and reads PDFs', async (t) => {
   t.regex(pdf.stdout, /title: Council minutes[\s\S]*The council approved the harbour budget\./);
 });
 
+test('extract prints author and page type, and --format markdown renders the main text as markdown', async (t) => {
+  const docs = `<!doctype html><html lang="en"><head><title>Retries</title><meta name="author" content="Docs Team"></head><body><main><article>
+<h1>Retries</h1><p>${'The client retries failed requests with a growing wait between attempts. '.repeat(3)}</p>
+<h2>Options</h2><ul><li>retries: how many attempts</li><li>backoffMs: the first wait</li></ul>
+<pre><code>client.get('/items', { retries: 0 })</code></pre><pre><code>client.get('/users', { retries: 5 })</code></pre></article></main></body></html>`;
+  const text = await run(tempFile('docs.html', docs));
+  t.is(text.code, 0);
+  t.regex(text.stdout, /\nauthor: Docs Team\ntype: documentation\n/);
+  t.notRegex(text.stdout, /^## Options$/m);
+  const markdown = await run(tempFile('docs.html', docs), '--format', 'markdown');
+  t.is(markdown.code, 0);
+  t.regex(markdown.stdout, /^## Options$/m);
+  t.regex(markdown.stdout, /^- {1,3}retries: how many attempts$/m);
+  t.regex(markdown.stdout, /```\nclient\.get\('\/items', \{ retries: 0 \}\)\n```/);
+  t.is((await run(tempFile('docs.html', docs), '--format', 'html')).code, 2);
+});
+
 test('extract exits 1 on a challenge page and 2 on a usage error', async (t) => {
   const challenge = await run(tempFile('cf.html', '<html><head><title>Just a moment...</title></head><body><h2 id="challenge-running">Checking if the site connection is secure</h2></body></html>'));
   t.is(challenge.code, 1);

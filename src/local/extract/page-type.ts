@@ -1,0 +1,209 @@
+/**
+ * What kind of page this is, which decides what its main content is: an article's body, every post
+ * of a thread, a product's description and specification, a listing's items.
+ *
+ * Structured data written for search engines (JSON-LD, microdata, og:type) is trusted first; the
+ * page's structure decides when it declares nothing useful: repeated post blocks that carry an
+ * author or a date, a price beside a buy button, repeated linked items, code blocks.
+ */
+import type { PageType } from '../types.js';
+import { ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
+import { DATE_OR_TIME, markupWords } from './boilerplate.js';
+import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
+
+/** A Question alone is no thread: FAQ pages declare theirs, and a QAPage names the thread itself. */
+const FORUM_SCHEMA_TYPES = new Set(['DiscussionForumPosting', 'QAPage']);
+export const PRODUCT_SCHEMA_TYPES = new Set(['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Vehicle', 'Car']);
+const LISTING_SCHEMA_TYPES = new Set(['CollectionPage', 'SearchResultsPage', 'ItemList', 'OfferCatalog']);
+const DOCUMENTATION_SCHEMA_TYPES = new Set(['TechArticle', 'APIReference', 'SoftwareSourceCode']);
+const ARTICLE_SCHEMA_TYPES = /(Article|BlogPosting|Report|Review|Recipe|HowTo)$/;
+
+/** Chrome whose text says nothing about the page's type. */
+const CHROME = 'nav, aside, footer, header, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+
+export interface PageTypeSignals {
+  document: DomDocument;
+  jsonLd: unknown[];
+}
+
+export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType {
+  const declared = declaredPageType(document, jsonLd);
+  const body = document.body;
+  if (declared === 'article') return body && hasDocumentationStructure(body) ? 'documentation' : 'article';
+  if (declared || !body) return declared ?? 'other';
+  const measures = measureText(body);
+  const chromeText = [...body.querySelectorAll(CHROME)]
+    .filter((element) => element.parentElement?.closest(CHROME) == null)
+    .reduce((sum, element) => sum + (measures.get(element)?.text ?? 0), 0);
+  const pageText = Math.max(1, (measures.get(body)?.text ?? 0) - chromeText);
+  const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !group.members[0]!.closest(CHROME));
+  const prose = proseLength(body);
+  // A thread's posts are the page. Comments under an article are not: there, more prose stands
+  // outside the repeated posts (the article) than inside them.
+  const posts = outermost(groups.flatMap((group) => threadPosts(group, measures)));
+  const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
+  if (postText >= pageText * THREAD_SHARE_OF_PAGE) {
+    const postProse = posts.reduce((sum, post) => sum + proseLength(post), 0);
+    if (prose - postProse <= postProse) return 'forum';
+  }
+  if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
+  if (hasProductStructure(document)) return 'product';
+  if (hasDocumentationStructure(body)) return 'documentation';
+  return prose >= ARTICLE_PROSE ? 'article' : 'other';
+}
+
+/** The elements that are not inside another of them: nested post groups count their text once. */
+function outermost(elements: DomElement[]): DomElement[] {
+  const chosen = new Set(elements);
+  return elements.filter((element) => !hasChosenAncestor(element, chosen));
+}
+
+function hasChosenAncestor(element: DomElement, chosen: Set<DomElement>): boolean {
+  for (let ancestor = element.parentElement; ancestor; ancestor = ancestor.parentElement) if (chosen.has(ancestor)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Declared type: JSON-LD, microdata, og:type
+
+function declaredPageType(document: DomDocument, jsonLd: unknown[]): PageType | null {
+  const entities = pageEntities(jsonLd);
+  const jsonLdTypes = entities.flatMap(schemaTypes);
+  // Microdata: only top-level items describe the page; nested ones are its parts (an offer, a review).
+  const microdataTypes = [...document.querySelectorAll('[itemscope][itemtype]')]
+    .filter((element) => element.parentElement?.closest('[itemscope]') == null)
+    .flatMap((element) => (element.getAttribute('itemtype') ?? '').split(/\s+/).map((type) => type.replace(/^.*[/:#]/, '')));
+  const types = [...jsonLdTypes, ...microdataTypes];
+  const has = (set: Set<string>) => types.some((type) => set.has(type));
+
+  if (has(FORUM_SCHEMA_TYPES)) return 'forum';
+  const products = types.filter((type) => PRODUCT_SCHEMA_TYPES.has(type)).length;
+  // Several products side by side are a category page's items, not the page's own product.
+  if (products >= 4 && !hasProductEntityWithOffer(entities)) return 'listing';
+  if (products > 0) return 'product';
+  if (has(DOCUMENTATION_SCHEMA_TYPES)) return 'documentation';
+  if (types.some((type) => ARTICLE_SCHEMA_TYPES.test(type))) return 'article';
+  if (has(LISTING_SCHEMA_TYPES)) return 'listing';
+  const openGraphType = (document.querySelector('meta[property="og:type" i]')?.getAttribute('content') ?? '').toLowerCase();
+  if (/^(product|og:product|product\.item)$/.test(openGraphType)) return 'product';
+  if (openGraphType === 'article') return 'article';
+  return null;
+}
+
+function hasProductEntityWithOffer(entities: JsonObject[]): boolean {
+  return entities.some((entity) => schemaTypes(entity).some((type) => PRODUCT_SCHEMA_TYPES.has(type)) && entity.offers !== undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structure
+
+/** Class and id words of a post in a thread or a comment list. */
+const POST_WORDS = new Set(['post', 'posts', 'message', 'reply', 'replies', 'answer', 'answers', 'comment', 'thread', 'topic', 'entry', 'postbit', 'discussion', 'status', 'tweet']);
+/** Dates DATE_OR_TIME leaves out: relative ones ("3 days ago") and Chinese/Japanese ones (2024年3月). */
+const RELATIVE_OR_CJK_DATE = /\b\d+\s+(minutes?|hours?|days?|weeks?|months?|years?)\s+ago\b|\d{4}年\d{1,2}月/i;
+/** A thread's posts, together, hold at least this share of the page's text. */
+const THREAD_SHARE_OF_PAGE = 0.4;
+
+function carriesDate(element: DomElement): boolean {
+  const text = element.textContent ?? '';
+  return element.querySelector('time') !== null || DATE_OR_TIME.test(text) || RELATIVE_OR_CJK_DATE.test(text);
+}
+
+function isPostLike(element: DomElement): boolean {
+  if (/Comment|Answer|Question|DiscussionForumPosting/.test(element.getAttribute('itemtype') ?? '')) return true;
+  return markupWords(element).some((word) => POST_WORDS.has(word));
+}
+
+/** The group's members that are posts, when the group is a thread's: at least two, and most of its members. */
+function threadPosts(group: SiblingGroup, measures: Map<DomElement, TextMeasure>): DomElement[] {
+  const posts = group.members.filter((member) => isPostLike(member) && carriesDate(member) && textOf(member, measures) > linkTextOf(member, measures) * 2);
+  return posts.length >= 2 && posts.length >= group.members.length * 0.5 ? posts : [];
+}
+
+/** A listing's items hold at least this share of the page's text… */
+const LISTING_SHARE_OF_PAGE = 0.35;
+const MIN_LISTING_ITEMS = 4;
+/** …and each is short: a title and a few lines, not a section of an article. */
+const MAX_MEAN_ITEM_TEXT = 600;
+
+/** Items with next to no text besides their link are a menu or a link list, not a listing's items. */
+const MAX_ITEM_LINK_SHARE = 0.85;
+
+function isListing(group: SiblingGroup, measures: Map<DomElement, TextMeasure>, pageText: number, prose: number): boolean {
+  if (group.members.length < MIN_LISTING_ITEMS || group.text < pageText * LISTING_SHARE_OF_PAGE) return false;
+  if (group.members[0]!.nodeName === 'P' || group.members[0]!.nodeName === 'TR') return false;
+  if (group.text / group.members.length > MAX_MEAN_ITEM_TEXT) return false;
+  const linkText = group.members.reduce((sum, member) => sum + linkTextOf(member, measures), 0);
+  if (linkText > group.text * MAX_ITEM_LINK_SHARE) return false;
+  // Prose elsewhere that outweighs the items is an article with a list in or beside it.
+  if (prose - proseInside(group) > group.text) return false;
+  const linked = group.members.filter((member) => member.querySelector('a[href]') !== null || member.closest('a[href]') !== null);
+  return linked.length >= group.members.length * 0.7;
+}
+
+function textOf(element: DomElement, measures: Map<DomElement, TextMeasure>): number {
+  return measures.get(element)?.text ?? 0;
+}
+
+function linkTextOf(element: DomElement, measures: Map<DomElement, TextMeasure>): number {
+  return measures.get(element)?.linkText ?? 0;
+}
+
+/** "$1,299.00", "€ 49,95", "£12", "1 299 kr", "¥5000", "USD 20". */
+export const PRICE = /(?:[$€£¥₹₩]|\b(?:USD|EUR|GBP|CAD|AUD|CHF|JPY|CNY|INR|SEK|NOK|DKK|PLN|RS\.?)\s?)\s?\d[\d.,\s]*\d?|\b\d[\d.,]*\s?(?:[$€£¥₹]|kr|zł|Kč|руб)(?!\w)/i;
+/** Class and id words of a buy button or form. */
+const BUY_WORDS = new Set(['cart', 'basket', 'bag', 'buy', 'checkout', 'purchase', 'addtocart', 'addtobag', 'addtobasket']);
+
+function hasProductStructure(document: DomDocument): boolean {
+  const prices = [...document.querySelectorAll('[itemprop="price" i], [class*="price" i], [id*="price" i]')].filter((element) =>
+    PRICE.test(normalizeSpace(element.getAttribute('content') ?? element.textContent)),
+  );
+  if (prices.length === 0) return false;
+  const buyControls = [...document.querySelectorAll('button, form, input[type="submit" i], a[class], div[class]')].filter((element) =>
+    markupWords(element).some((word) => BUY_WORDS.has(word)),
+  );
+  return buyControls.length > 0;
+}
+
+const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';
+const MIN_CODE_BLOCKS = 2;
+
+function hasDocumentationStructure(body: DomElement): boolean {
+  return body.querySelectorAll('pre').length >= MIN_CODE_BLOCKS || body.querySelectorAll(CODE_BLOCKS).length >= MIN_CODE_BLOCKS * 5;
+}
+
+/**
+ * A text run this long outside links reads as a sentence rather than a label. Chinese, Japanese and
+ * Korean say as much in about a third of the characters, so their runs count three times.
+ */
+const MIN_PROSE_RUN = 80;
+const CJK_CHARACTER_WEIGHT = 3;
+/** A page with this much prose (characters in sentence-long runs) is an article unless it says otherwise. */
+const ARTICLE_PROSE = 600;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+function proseRunLength(text: string): number {
+  const run = normalizeSpace(text);
+  const length = CJK.test(run.slice(0, 20)) ? run.length * CJK_CHARACTER_WEIGHT : run.length;
+  return length >= MIN_PROSE_RUN ? length : 0;
+}
+
+/** Characters of prose under the element: text runs long enough to be sentences, outside links. */
+function proseLength(root: DomElement): number {
+  let total = 0;
+  const visit = (element: DomElement): void => {
+    for (const child of element.childNodes) {
+      if (child.nodeType === TEXT_NODE) total += proseRunLength(child.textContent ?? '');
+      else if (child.nodeType === ELEMENT_NODE && !NOT_PROSE.has(child.nodeName)) visit(child as DomElement);
+    }
+  };
+  visit(root);
+  return total;
+}
+
+function proseInside(group: SiblingGroup): number {
+  return group.members.reduce((sum, member) => sum + proseLength(member), 0);
+}
+
+const NOT_PROSE = new Set(['A', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'NAV', 'ASIDE', 'FOOTER', 'HEADER', 'BUTTON', 'SELECT', 'OPTION']);

@@ -1,0 +1,233 @@
+/**
+ * Page-type-aware extraction on hand-written pages, one per structure: a forum thread, a Q&A page,
+ * an article with comments under it, a product page with a specification table and JSON-LD, a
+ * category grid, a documentation page with code and a table, a Chinese article.
+ */
+import test from 'ava';
+import { extractHtml } from '../../../src/local/extract/index.js';
+
+const NAVIGATION = '<nav><a href="/">Home</a> <a href="/forums">Forums</a> <a href="/shop">Shop</a> <a href="/help">Help</a></nav>';
+const FOOTER = '<footer><a href="/about">About us</a> <a href="/privacy">Privacy</a> © Example Ltd</footer>';
+
+function page(head: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${head}</head><body>${NAVIGATION}${body}${FOOTER}</body></html>`;
+}
+
+const POSTS = [
+  ['marta_k', '2024-03-02T10:15:00Z', 'Mar 2, 2024', 'My sourdough starter stopped rising after I moved it to the cellar. It smells fine and has bubbles on top, but it no longer doubles in eight hours. Should I feed it more often or keep it warmer?'],
+  ['breadhead', '2024-03-02T11:40:00Z', 'Mar 2, 2024', 'Cellars are often below fifteen degrees, which slows the yeast a lot. Keep it somewhere around twenty-four degrees for a few days and feed it twice a day; it should recover within a week.'],
+  ['oven_spring', '2024-03-03T08:05:00Z', 'Mar 3, 2024', 'Also check the flour. A switch to a bleached flour can slow a starter down. A spoonful of whole rye in each feeding gives the culture more to eat and usually wakes it up.'],
+  ['marta_k', '2024-03-05T19:30:00Z', 'Mar 5, 2024', 'Thank you both! I moved the jar on top of the fridge and added rye, and this morning it doubled in six hours again. The loaf I baked today had a lovely open crumb.'],
+] as const;
+
+function threadPost([author, iso, shown, text]: (typeof POSTS)[number], index: number): string {
+  return `<article class="message message--post${index === 0 ? ' is-first' : ''}" id="post-${index + 1}">
+    <header class="message-attribution"><a class="username" href="/members/${author}">${author}</a>
+    <time datetime="${iso}">${shown}</time> <a href="#post-${index + 1}">#${index + 1}</a></header>
+    <div class="message-body">${index === 1 ? `<blockquote>${POSTS[0][0]} said: ${POSTS[0][3]}</blockquote>` : ''}<p>${text}</p></div>
+    <div class="message-actions"><a href="/reply">Reply</a> <a href="/report">Report</a></div>
+  </article>`;
+}
+
+const THREAD = page(
+  '<title>Starter stopped rising | Baking Forum</title>',
+  `<main><h1>Starter stopped rising</h1><div class="thread-posts">${POSTS.map(threadPost).join('')}</div></main>
+   <aside><h3>Similar threads</h3><a href="/t/1">Rye starter smells of acetone</a></aside>`,
+);
+
+test('a forum thread is detected and keeps every post with its author and date lines', (t) => {
+  const extracted = extractHtml(THREAD, 'https://bakers.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [author, , shown, text] of POSTS) {
+    t.true(extracted.text.includes(text), `post of ${author} kept`);
+    t.regex(extracted.text, new RegExp(`${author}\\s+${shown}`));
+  }
+  t.notRegex(extracted.text, /Similar threads|Privacy|acetone/);
+  // The second post quotes the first: the quote repeats it and goes, the first post stays once.
+  t.is(extracted.text.split(POSTS[0][3]).length - 1, 1);
+  t.notRegex(extracted.text, /said:/);
+});
+
+test('a quote of text that is not on the page stays in the post that quotes it', (t) => {
+  const quoted = 'Feed the starter at a ratio of one part starter to five parts flour and water when the kitchen is warm.';
+  const thread = THREAD.replace('<p>Thank you both!', `<blockquote>${quoted}</blockquote><p>Thank you both!`);
+  t.true(extractHtml(thread, 'https://bakers.example/threads/starter-stopped-rising.42/').text.includes(quoted));
+});
+
+const QUESTION_PAGE = page(
+  `<title>How do I undo the last commit?</title><script type="application/ld+json">${JSON.stringify({
+    '@context': 'https://schema.org',
+    '@type': 'QAPage',
+    mainEntity: { '@type': 'Question', name: 'How do I undo the last commit?', answerCount: 2 },
+  })}</script>`,
+  `<div id="content"><h1>How do I undo the last commit?</h1>
+   <div class="question"><p>I committed the wrong files to my local branch and have not pushed yet. How can I take the commit back and keep my changes in the working tree?</p>
+     <div class="user-info">asked <span class="relativetime">Jan 4, 2023</span> by <a href="/u/1">newcomer</a></div></div>
+   <div class="answer"><p>Use a soft reset to move the branch back one commit while keeping the changes staged: the files stay exactly as they are in your working tree.</p>
+     <div class="user-info">answered <span class="relativetime">Jan 4, 2023</span> by <a href="/u/2">gitfan</a></div></div>
+   <div class="answer"><p>If you want the changes unstaged as well, a mixed reset does that. Both only rewrite history that you have not shared, so they are safe before a push.</p>
+     <div class="user-info">answered <span class="relativetime">Jan 5, 2023</span> by <a href="/u/3">historian</a></div></div></div>`,
+);
+
+test('a Q&A page declared in JSON-LD keeps the question and every answer', (t) => {
+  const extracted = extractHtml(QUESTION_PAGE, 'https://qa.example/questions/7/undo-last-commit');
+  t.is(extracted.pageType, 'forum');
+  t.regex(extracted.text, /committed the wrong files/);
+  t.regex(extracted.text, /Use a soft reset/);
+  t.regex(extracted.text, /a mixed reset does that/);
+  t.regex(extracted.text, /answered Jan 5, 2023 by historian/);
+});
+
+const ARTICLE_WITH_COMMENTS = page(
+  `<title>The tide mill reopens</title><meta property="og:type" content="article">
+   <script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'The tide mill reopens', author: { '@type': 'Person', name: 'Ada Byrne' } })}</script>`,
+  `<article><h1>The tide mill reopens</h1>
+   <p>${'After six years of restoration the tide mill on the estuary turns again, grinding flour with the power of the falling tide twice a day. '.repeat(3)}</p>
+   <p>${'Volunteers rebuilt the wooden wheel from oak felled in the county, following drawings kept in the parish archive since the last repair. '.repeat(3)}</p></article>
+   <section id="comments" class="comments-area"><h2>3 comments</h2>
+     <div class="comment"><span class="comment-author">walker</span> <time datetime="2024-05-01">May 1, 2024</time><p>Visited last weekend and bought a bag of the flour, wonderful to see it working again.</p></div>
+     <div class="comment"><span class="comment-author">miller_fan</span> <time datetime="2024-05-02">May 2, 2024</time><p>Does anyone know whether they run the wheel on weekdays too, or only for open days?</p></div>
+     <div class="comment"><span class="comment-author">local</span> <time datetime="2024-05-03">May 3, 2024</time><p>Weekdays at high tide, the board at the gate lists the times for each month.</p></div></section>`,
+);
+
+test('comments under an article stay out, and the author comes from JSON-LD', (t) => {
+  const extracted = extractHtml(ARTICLE_WITH_COMMENTS, 'https://estuary.example/news/tide-mill-reopens');
+  t.is(extracted.pageType, 'article');
+  t.is(extracted.author, 'Ada Byrne');
+  t.regex(extracted.text, /tide mill on the estuary turns again/);
+  t.regex(extracted.text, /Volunteers rebuilt the wooden wheel/);
+  t.notRegex(extracted.text, /bought a bag of the flour|weekdays too|board at the gate/);
+});
+
+const PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD =
+  'A compact espresso grinder with fifty-four conical burrs, a stepless adjustment collar and a dosing cup that fits standard portafilters.';
+
+const PRODUCT = page(
+  `<title>Burr grinder BG-54 | Kitchen Shop</title><meta property="og:type" content="product">
+   <script type="application/ld+json">${JSON.stringify({
+     '@context': 'https://schema.org',
+     '@type': 'Product',
+     name: 'Burr grinder BG-54',
+     description: PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD,
+     brand: { '@type': 'Brand', name: 'Grindwell' },
+     offers: { '@type': 'Offer', price: '189.00', priceCurrency: 'EUR' },
+   })}</script>`,
+  `<div class="breadcrumb"><a href="/">Home</a> › <a href="/coffee">Coffee</a></div>
+   <div class="product-main"><h1>Burr grinder BG-54</h1>
+     <div class="product-price"><span class="price">€189.00</span></div>
+     <form class="add-to-cart"><button type="submit">Add to cart</button></form>
+     <h2>Specifications</h2>
+     <table class="specs"><tr><th>Burrs</th><td>54 mm conical, hardened steel</td></tr>
+       <tr><th>Motor</th><td>150 W, 450 rpm</td></tr><tr><th>Hopper</th><td>250 g</td></tr></table>
+     <dl class="details"><dt>Weight</dt><dd>3.1 kg</dd><dt>Warranty</dt><dd>2 years</dd></dl>
+     <h3>You may also like</h3><div class="carousel">${['Hand grinder HG-1 €59.00', 'Scale with timer €39.90', 'Knock box €24.50']
+       .map((item, index) => `<div class="tile"><a href="/p/${20 + index}">${item.replace(/ €.*/, '')}</a> <span>${item.replace(/^.* /, '')}</span></div>`)
+       .join('')}</div></div>
+   <div class="related-products"><h3>Customers also bought</h3><a href="/p/9">Milk jug</a> <a href="/p/10">Tamper</a></div>`,
+);
+
+test('a product page keeps name, price, specification table and list, and its JSON-LD description', (t) => {
+  const extracted = extractHtml(PRODUCT, 'https://kitchen.example/p/bg-54');
+  t.is(extracted.pageType, 'product');
+  t.regex(extracted.text, /Burr grinder BG-54/);
+  t.regex(extracted.text, /€189\.00/);
+  t.regex(extracted.text, /Burrs\s+54 mm conical, hardened steel/);
+  t.regex(extracted.text, /Motor\s+150 W, 450 rpm/);
+  t.regex(extracted.text, /Weight\s+3\.1 kg/);
+  t.true(extracted.text.includes(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD));
+  t.notRegex(extracted.text, /Customers also bought|Milk jug/);
+  // Other products, with their own links and prices, are not this product's content.
+  t.notRegex(extracted.text, /Hand grinder|Scale with timer|€59\.00/);
+});
+
+const CATEGORY_ITEMS = [
+  ['Trail shoe Ridge 3', '€129.95', 'Grippy outsole for wet rock and mud, 8 mm drop.'],
+  ['Road shoe Glide 10', '€149.00', 'Soft foam midsole for long runs on pavement.'],
+  ['Racing flat Dash', '€99.50', 'Light and firm, made for 5 km to half marathon.'],
+  ['Hiking boot Summit', '€179.00', 'Waterproof leather upper with ankle support.'],
+  ['Walking shoe Stroll', '€79.90', 'Wide toe box and a cushioned heel for all-day wear.'],
+];
+
+const CATEGORY = page(
+  '<title>Running shoes | Sport Shop</title>',
+  `<div class="filters" role="search"><h3>Filter</h3><label><input type="checkbox"> Vegan materials</label><select><option>Sort by price</option></select></div>
+   <main><h1>Running shoes</h1><p class="count">5 results</p>
+   <ul class="product-grid">${CATEGORY_ITEMS.map(
+     ([name, price, blurb], index) =>
+       `<li class="product-tile"><a href="/p/${index}"><img src="/i/${index}.jpg" alt=""><h3>${name}</h3></a><span class="price">${price}</span><p>${blurb}</p></li>`,
+   ).join('')}</ul></main>`,
+);
+
+test('a category grid is a listing and keeps every item with its title, price and short text, without the filter panel', (t) => {
+  const extracted = extractHtml(CATEGORY, 'https://sport.example/c/running-shoes');
+  t.is(extracted.pageType, 'listing');
+  for (const [name = '', price = '', blurb = ''] of CATEGORY_ITEMS) {
+    t.true(extracted.text.includes(name), name);
+    t.true(extracted.text.includes(price), price);
+    t.true(extracted.text.includes(blurb), blurb);
+  }
+  t.notRegex(extracted.text, /Filter|Vegan materials|Sort by price/);
+});
+
+const DOCUMENTATION = page(
+  '<title>Configuring retries — Client library docs</title>',
+  `<div class="sidebar"><a href="/docs/install">Install</a> <a href="/docs/retries">Retries</a></div>
+   <main><article><h1>Configuring retries</h1>
+   <p>The client retries requests that fail with a network error or a 503 answer. Each retry waits longer than the one before, up to the limit you set.</p>
+   <pre><code>const client = new Client({ retries: 3, backoffMs: 200 });</code></pre>
+   <p>The options and their defaults are listed below; every one of them can also be set per request.</p>
+   <table><thead><tr><th>Option</th><th>Default</th><th>Meaning</th></tr></thead>
+   <tbody><tr><td>retries</td><td>2</td><td>How many times a failed request is tried again</td></tr>
+   <tr><td>backoffMs</td><td>100</td><td>The first wait, doubled on each retry</td></tr></tbody></table>
+   <h2>Per-request options</h2><p>To turn retries off for one call, pass the option on the request itself:</p>
+   <pre><code>await client.get('/items', { retries: 0 });</code></pre></article></main>`,
+);
+
+test('a documentation page keeps its code blocks and its table, and renders them as markdown', (t) => {
+  const extracted = extractHtml(DOCUMENTATION, 'https://client.example/docs/retries', { markdown: true });
+  t.is(extracted.pageType, 'documentation');
+  t.regex(extracted.text, /new Client\(\{ retries: 3, backoffMs: 200 \}\)/);
+  t.regex(extracted.text, /backoffMs\s+100\s+The first wait, doubled on each retry/);
+  t.regex(extracted.text, /retries: 0/);
+  const markdown = extracted.markdown ?? '';
+  t.regex(markdown, /^## Per-request options$/m);
+  t.regex(markdown, /```\nconst client = new Client\(\{ retries: 3, backoffMs: 200 \}\);\n```/);
+  t.regex(markdown, /\| Option \| Default \| Meaning \|\n\| --- \| --- \| --- \|\n\| retries \| 2 \|/);
+  t.notRegex(markdown, /Install/);
+});
+
+test('markdown is only rendered when asked for, and a table without a header row stays a table', (t) => {
+  t.is(extractHtml(DOCUMENTATION, 'https://client.example/docs/retries').markdown, undefined);
+  const markdown = extractHtml(PRODUCT, 'https://kitchen.example/p/bg-54', { markdown: true }).markdown ?? '';
+  t.regex(markdown, /\| Burrs \| 54 mm conical, hardened steel \|\n\| --- \| --- \|\n\| Motor \| 150 W, 450 rpm \|/);
+  t.true(markdown.includes(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD));
+});
+
+const CHINESE_PARAGRAPHS = [
+  '今年春天，河边的老磨坊经过六年的修缮重新开放，每天随着潮水的涨落转动两次，用潮汐的力量磨出面粉。',
+  '志愿者们按照教区档案里保存的图纸，用本县砍伐的橡木重新制作了木轮，并在开放日向游客讲解磨坊的历史。',
+  '磨坊管理处表示，平日里只在涨潮时开动水轮，每月的运转时间都会公布在大门旁边的告示牌上，欢迎大家前来参观。',
+  '修缮工程由县文物部门和当地居民共同出资，工匠们花了两年时间更换了腐朽的闸门，又用传统的方法重新砌好了石墙。',
+  '开放当天，数百名居民来到河边，看着水轮在退潮时慢慢转起来，不少老人说这是他们小时候最熟悉的声音。',
+];
+
+const CHINESE_ARTICLE = `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>潮汐磨坊重新开放</title></head><body>
+  <div class="nav"><a href="/">首页</a> <a href="/news">新闻</a></div>
+  <div class="content"><h1>潮汐磨坊重新开放</h1>${CHINESE_PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}</div>
+  <div class="footer">版权所有</div></body></html>`;
+
+test('a Chinese article without declared type is read as an article: prose is measured in characters, not words', (t) => {
+  const extracted = extractHtml(CHINESE_ARTICLE, 'https://news.example.cn/2024/mill.html');
+  t.is(extracted.pageType, 'article');
+  for (const paragraph of CHINESE_PARAGRAPHS) t.true(extracted.text.includes(paragraph));
+});
+
+test('short Chinese paragraphs that mention a time stay: Chinese prose is counted by characters, not by space-separated words', (t) => {
+  const timed = ['3月5日10:30，县政府宣布磨坊正式开放。', '首场参观于14:00开始，持续两个小时。'];
+  const html = CHINESE_ARTICLE.replace('<h1>潮汐磨坊重新开放</h1>', `<h1>潮汐磨坊重新开放</h1><p>${timed[0]}</p>`).replace(
+    `<p>${CHINESE_PARAGRAPHS[2]}</p>`,
+    `<p>${CHINESE_PARAGRAPHS[2]}</p><p>${timed[1]}</p>`,
+  );
+  const extracted = extractHtml(html, 'https://news.example.cn/2024/mill.html');
+  for (const paragraph of [...timed, ...CHINESE_PARAGRAPHS]) t.true(extracted.text.includes(paragraph), paragraph);
+});

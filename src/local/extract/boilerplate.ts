@@ -37,12 +37,18 @@ const WRAPPER_SHARE_OF_PROSE = 0.5;
  * describe what the post is about, not what the element is; "tag-comments" must not read as comments.
  */
 const TAXONOMY_CLASS = /^(tag|category|format|type|status)-/i;
+/**
+ * Classes that hide a part of the element or clip it, not the element: Drupal's "field--label-hidden"
+ * (a field whose label is not shown), utility classes such as "overflow-hidden". Read as "hidden"
+ * they took whole product descriptions and article bodies away.
+ */
+const PART_HIDDEN_CLASS = /(label|labels|title|overflow|overflow-[xy]|scrollbar)[-_]+hidden$/i;
 
 const WORD_SPLIT = /[^a-z0-9]+/;
 
 /** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
 export function markupWords(element: DomElement): string[] {
-  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token));
+  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token) && !PART_HIDDEN_CLASS.test(token));
   return tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
 }
 

@@ -59,3 +59,18 @@ test('a page without an article falls back to its whole text, minus navigation',
   const html = '<html><body><nav><a href="/">Home</a></nav><p>Opening hours: 9 to 5.</p></body></html>';
   t.is(extractHtml(html, 'https://shop.example/').text, 'Opening hours: 9 to 5.');
 });
+
+test('a class that hides part of an element (its label, its overflow) does not make it boilerplate', (t) => {
+  const description = 'The kettle boils a full litre in under three minutes and keeps the water warm for an hour after it switches off.';
+  const care = 'Descale the kettle once a month with a mild solution of citric acid and rinse it twice before the next use.';
+  const html = `<html><head><title>Steel kettle</title></head><body>
+    <div class="product"><h1>Steel kettle</h1><span class="price">€49.00</span><button class="add-to-cart">Add to cart</button>
+      <div class="field field--name-body field--label-hidden"><p>${description}</p></div>
+      <div class="rounded overflow-hidden"><h2>Care</h2><p>${care}</p></div>
+      <div class="hidden"><p>${'A hidden promotion that the reader never sees on the page at all. '.repeat(2)}</p></div></div></body></html>`;
+  const extracted = extractHtml(html, 'https://kitchen.example/p/kettle');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes(description));
+  t.true(extracted.text.includes(care));
+  t.false(extracted.text.includes('hidden promotion'));
+});

@@ -44,11 +44,17 @@ const TAXONOMY_CLASS = /^(tag|category|format|type|status)-/i;
  */
 const PART_HIDDEN_CLASS = /(label|labels|title|overflow|overflow-[xy]|scrollbar)[-_]+hidden$/i;
 
+/**
+ * Utility classes with a variant or an arbitrary value ("md:hidden", "top-[var(--nav-height)]") style
+ * the element for one screen size or state, or name a CSS variable; they say nothing of what it is.
+ */
+const UTILITY_CLASS = /[:[]/;
+
 const WORD_SPLIT = /[^a-z0-9]+/;
 
 /** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
 export function markupWords(element: DomElement): string[] {
-  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token) && !PART_HIDDEN_CLASS.test(token));
+  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token) && !PART_HIDDEN_CLASS.test(token) && !UTILITY_CLASS.test(token));
   return tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
 }
 

@@ -74,3 +74,11 @@ test('a class that hides part of an element (its label, its overflow) does not m
   t.true(extracted.text.includes(care));
   t.false(extracted.text.includes('hidden promotion'));
 });
+
+test('utility classes with a variant or an arbitrary value do not make an element boilerplate', (t) => {
+  const html = `<html><head><title>Tram vote</title></head><body>
+    <article><h1>Tram vote</h1><div><p>${PARAGRAPHS[0]}</p><p>${PARAGRAPHS[1]}</p></div>
+    <div class="sticky top-[var(--nav-height)]"><p>${PARAGRAPHS[2]}</p></div><div class="md:hidden lg:block"><p>${PARAGRAPHS[3]}</p></div></article></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));
+});

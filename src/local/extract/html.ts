@@ -19,7 +19,7 @@ import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
 import { PRICE, detectPageType } from './page-type.js';
 import { htmlToMarkdown } from './markdown.js';
-import { productFacts, withProductFacts } from './product.js';
+import { productFacts, removeOtherProductSections, withProductFacts } from './product.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -160,7 +160,10 @@ function regionContent(document: DomDocument, pageType: PageType, title: string 
   const region = selectMainRegion(document);
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (region && pageType === 'forum') removeRepeatedQuotes(region);
-  if (region && pageType === 'product') removeOtherProducts(region);
+  if (region && pageType === 'product') {
+    removeOtherProductSections(region);
+    removeOtherProducts(region);
+  }
   return contentOf(region);
 }
 

@@ -82,3 +82,20 @@ test('utility classes with a variant or an arbitrary value do not make an elemen
   const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
   for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));
 });
+
+test('on a product page, a section headed as other products is dropped, in nested and in flat markup', (t) => {
+  const description = 'The kettle boils a full litre in under three minutes and keeps the water warm for an hour after it switches off.';
+  const care = 'Descale the kettle once a month with a mild solution of citric acid and rinse it twice before the next use.';
+  const others = ['Glass teapot with a steel infuser for loose leaves', 'Set of four stoneware mugs in matte grey glaze'];
+  const html = `<html><head><title>Steel kettle</title></head><body><div class="product"><h1>Steel kettle</h1>
+    <span class="price">€49.00</span><button class="add-to-cart">Add to cart</button>
+    <h2>Description</h2><p>${description}</p><h2>Care</h2><p>${care}</p>
+    <section><div><h2>Customers also viewed</h2></div><ul><li>${others[0]} <a href="/p/2">View</a></li></ul></section>
+    <h2>Similar items</h2><p>${others[1]}, <a href="/p/3">see details</a></p></div></body></html>`;
+  const extracted = extractHtml(html, 'https://kitchen.example/p/kettle');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes(description));
+  t.true(extracted.text.includes(care));
+  for (const other of others) t.false(extracted.text.includes(other));
+  t.notRegex(extracted.text, /also viewed|Similar items/);
+});

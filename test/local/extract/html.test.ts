@@ -99,3 +99,17 @@ test('on a product page, a section headed as other products is dropped, in neste
   for (const other of others) t.false(extracted.text.includes(other));
   t.notRegex(extracted.text, /also viewed|Similar items/);
 });
+
+test('on a product page, a section rendered twice is kept once, and lines repeated under different plans stay', (t) => {
+  const story = 'Every kettle is pressed from a single sheet of brushed steel, so there is no seam for limescale to gather in over the years.';
+  const feature = 'Free descaling kit';
+  const plan = (name: string, price: string) => `<div class="plan"><h3>${name}</h3><p>${price}</p><ul><li>${feature}</li><li>Two-year warranty</li></ul></div>`;
+  const html = `<html><head><title>Steel kettle</title></head><body><div class="product"><h1>Steel kettle</h1>
+    <span class="price">€49.00</span><button class="add-to-cart">Add to cart</button>
+    <div class="story-desktop"><h2>Our story</h2><p>${story}</p></div><div class="story-mobile"><h2>Our story</h2><p>${story}</p></div>
+    <h2>Plans</h2>${plan('Basic', '€49.00 once')}${plan('Care', '€59.00 once')}</div></body></html>`;
+  const extracted = extractHtml(html, 'https://kitchen.example/p/kettle');
+  t.is(extracted.pageType, 'product');
+  t.is(extracted.text.split(story).length - 1, 1);
+  t.is(extracted.text.split(feature).length - 1, 2);
+});

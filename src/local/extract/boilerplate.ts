@@ -4,6 +4,7 @@
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
 import { ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+import { measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
 // Pre-clean: boilerplate by tag, role and class, removed before Readability scores the page
@@ -37,12 +38,24 @@ const WRAPPER_SHARE_OF_PROSE = 0.5;
  * describe what the post is about, not what the element is; "tag-comments" must not read as comments.
  */
 const TAXONOMY_CLASS = /^(tag|category|format|type|status)-/i;
+/**
+ * Classes that hide a part of the element or clip it, not the element: Drupal's "field--label-hidden"
+ * (a field whose label is not shown), utility classes such as "overflow-hidden". Read as "hidden"
+ * they took whole product descriptions and article bodies away.
+ */
+const PART_HIDDEN_CLASS = /(label|labels|title|overflow|overflow-[xy]|scrollbar)[-_]+hidden$/i;
+
+/**
+ * Utility classes with a variant or an arbitrary value ("md:hidden", "top-[var(--nav-height)]") style
+ * the element for one screen size or state, or name a CSS variable; they say nothing of what it is.
+ */
+const UTILITY_CLASS = /[:[]/;
 
 const WORD_SPLIT = /[^a-z0-9]+/;
 
 /** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
 export function markupWords(element: DomElement): string[] {
-  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token));
+  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token) && !PART_HIDDEN_CLASS.test(token) && !UTILITY_CLASS.test(token));
   return tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
 }
 
@@ -268,4 +281,46 @@ export function pruneExtractedContent(content: DomElement, title: string | null,
     if (AD_LABEL.test(block.text) || (block.wordCount <= MAX_LABEL_WORDS * 2 && COPYRIGHT.test(block.text))) removed.add(block);
   }
   for (const block of removed) block.element.remove();
+}
+
+/** A block's text this long, repeated word for word, is the same block shown twice. */
+const MIN_REPEATED_BLOCK = 100;
+
+/**
+ * Removes blocks whose whole text repeats an earlier block's word for word. Shops and product pages
+ * render a section once per screen size or carousel slide and hide all but one with CSS; a reader
+ * sees it once. Whole blocks, not lines: the plans of a pricing table list the same features, each
+ * under its own price, and all of them stay.
+ */
+export function removeRepeatedBlocks(content: DomElement): void {
+  // Reading every block's text is quadratic in the page's depth; only blocks of equal measured length
+  // can repeat each other, and those are few.
+  const measures = measureText(content);
+  const byLength = new Map<number, DomElement[]>();
+  for (const [element, measure] of measures) {
+    if (measure.text < MIN_REPEATED_BLOCK || !BLOCK_TAGS.has(element.nodeName)) continue;
+    const sameLength = byLength.get(measure.text);
+    if (sameLength) sameLength.push(element);
+    else byLength.set(measure.text, [element]);
+  }
+  const removed = new Set<DomElement>();
+  for (const sameLength of byLength.values()) {
+    if (sameLength.length < 2) continue;
+    const seen = new Map<string, DomElement>();
+    // measureText lists elements in document order, each after its descendants.
+    for (const element of sameLength) {
+      if (hasAncestorIn(element, removed)) continue;
+      const text = normalizeSpace(element.textContent);
+      const first = seen.get(text);
+      // A wrapper and its only child have the same text; that is one block, not two.
+      if (!first) seen.set(text, element);
+      else if (!first.contains(element) && !element.contains(first)) removed.add(element);
+    }
+  }
+  for (const element of removed) element.remove();
+}
+
+function hasAncestorIn(element: DomElement, elements: Set<DomElement>): boolean {
+  for (let ancestor = element.parentElement; ancestor; ancestor = ancestor.parentElement) if (elements.has(ancestor)) return true;
+  return false;
 }

@@ -11,7 +11,7 @@
 import { Readability } from '@mozilla/readability';
 import { convert, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
-import { removeBoilerplateElements, pruneExtractedContent } from './boilerplate.js';
+import { removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { TEXT_NODE, normalizeSpace, parseDocument, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
@@ -19,7 +19,7 @@ import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
 import { PRICE, detectPageType } from './page-type.js';
 import { htmlToMarkdown } from './markdown.js';
-import { productFacts, withProductFacts } from './product.js';
+import { productFacts, removeOtherProductSections, withProductFacts } from './product.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -152,6 +152,13 @@ function articleContent(document: DomDocument, title: string | null, url: string
   return contentOf(content);
 }
 
+/**
+ * Region types where a block repeated word for word is one block shown twice: a product section per
+ * screen size, a post rendered for two layouts. (A listing's or a service page's repeats were
+ * measured to be as often real.)
+ */
+const DEDUPLICATED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
+
 /** Region types whose link blocks are menus and teasers; on a listing they are the items. */
 const PRUNED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
 
@@ -160,7 +167,11 @@ function regionContent(document: DomDocument, pageType: PageType, title: string 
   const region = selectMainRegion(document);
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (region && pageType === 'forum') removeRepeatedQuotes(region);
-  if (region && pageType === 'product') removeOtherProducts(region);
+  if (region && DEDUPLICATED_REGION_TYPES.has(pageType)) removeRepeatedBlocks(region);
+  if (region && pageType === 'product') {
+    removeOtherProductSections(region);
+    removeOtherProducts(region);
+  }
   return contentOf(region);
 }
 

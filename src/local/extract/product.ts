@@ -2,7 +2,7 @@
  * A product's facts as its JSON-LD states them: name, description, price and specification. Shops
  * often render these from script, so the visible markup can lack what the structured data holds.
  */
-import { normalizeSpace } from './dom.js';
+import { normalizeSpace, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
 
@@ -56,4 +56,43 @@ export function withProductFacts(visibleText: string, facts: ProductFacts): stri
   const missing = facts.lines.filter((line) => line.length >= MIN_FACT_LENGTH && !visible.includes(line.slice(0, MIN_FACT_LENGTH).toLowerCase()));
   if (facts.price && !PRICE.test(visibleText)) missing.push(facts.price);
   return missing.length ? [visibleText, ...missing].filter(Boolean).join('\n\n') : visibleText;
+}
+
+/**
+ * Headings of sections about other products than the page's own: recommendations, "also viewed",
+ * similar and recently viewed items, accessories sold beside it.
+ */
+const OTHER_PRODUCTS_HEADING = new RegExp(
+  '\\b(also (viewed|bought|like|purchased)|similar (items|products)|recently viewed|related (items|products)|you (may|might) (also )?like|customers who|frequently bought|bought together|more from|other items|recommended for you|explore related|compare with similar)\\b',
+  'i',
+);
+const HEADINGS = 'h2, h3, h4, h5, h6, [role="heading"]';
+/** A heading's section holds at most this share of the region's text; more, and it is the region. */
+const MAX_SECTION_SHARE = 0.5;
+
+/**
+ * Removes the sections of a product page's region whose heading announces other products. The section
+ * is the heading's nearest ancestor with more text than the heading; when that is most of the region
+ * (headings and content side by side), the heading and what follows it up to the next heading.
+ */
+export function removeOtherProductSections(region: DomElement): void {
+  const regionText = normalizeSpace(region.textContent).length;
+  for (const heading of [...region.querySelectorAll(HEADINGS)]) {
+    if (!heading.parentNode || !region.contains(heading)) continue;
+    const headingText = normalizeSpace(heading.textContent);
+    if (headingText.length > 80 || !OTHER_PRODUCTS_HEADING.test(headingText)) continue;
+    let section: DomElement = heading;
+    while (section.parentElement && section.parentElement !== region && normalizeSpace(section.textContent).length <= headingText.length) section = section.parentElement;
+    const container = section === heading || normalizeSpace(section.textContent).length <= headingText.length ? section.parentElement : section;
+    if (container && container !== region && normalizeSpace(container.textContent).length <= regionText * MAX_SECTION_SHARE && container.querySelector('h1') === null) {
+      container.remove();
+      continue;
+    }
+    // Flat markup: the heading, then its section's blocks as siblings.
+    const level = heading.nodeName;
+    const blocks = [section];
+    for (let next = section.nextElementSibling; next && next.nodeName !== level && next.querySelector(level) === null; next = next.nextElementSibling) blocks.push(next);
+    const blocksText = blocks.reduce((sum, block) => sum + normalizeSpace(block.textContent).length, 0);
+    if (blocksText <= regionText * MAX_SECTION_SHARE) for (const block of blocks) block.remove();
+  }
 }

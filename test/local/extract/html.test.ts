@@ -59,3 +59,57 @@ test('a page without an article falls back to its whole text, minus navigation',
   const html = '<html><body><nav><a href="/">Home</a></nav><p>Opening hours: 9 to 5.</p></body></html>';
   t.is(extractHtml(html, 'https://shop.example/').text, 'Opening hours: 9 to 5.');
 });
+
+test('a class that hides part of an element (its label, its overflow) does not make it boilerplate', (t) => {
+  const description = 'The kettle boils a full litre in under three minutes and keeps the water warm for an hour after it switches off.';
+  const care = 'Descale the kettle once a month with a mild solution of citric acid and rinse it twice before the next use.';
+  const html = `<html><head><title>Steel kettle</title></head><body>
+    <div class="product"><h1>Steel kettle</h1><span class="price">€49.00</span><button class="add-to-cart">Add to cart</button>
+      <div class="field field--name-body field--label-hidden"><p>${description}</p></div>
+      <div class="rounded overflow-hidden"><h2>Care</h2><p>${care}</p></div>
+      <div class="hidden"><p>${'A hidden promotion that the reader never sees on the page at all. '.repeat(2)}</p></div></div></body></html>`;
+  const extracted = extractHtml(html, 'https://kitchen.example/p/kettle');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes(description));
+  t.true(extracted.text.includes(care));
+  t.false(extracted.text.includes('hidden promotion'));
+});
+
+test('utility classes with a variant or an arbitrary value do not make an element boilerplate', (t) => {
+  const html = `<html><head><title>Tram vote</title></head><body>
+    <article><h1>Tram vote</h1><div><p>${PARAGRAPHS[0]}</p><p>${PARAGRAPHS[1]}</p></div>
+    <div class="sticky top-[var(--nav-height)]"><p>${PARAGRAPHS[2]}</p></div><div class="md:hidden lg:block"><p>${PARAGRAPHS[3]}</p></div></article></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));
+});
+
+test('on a product page, a section headed as other products is dropped, in nested and in flat markup', (t) => {
+  const description = 'The kettle boils a full litre in under three minutes and keeps the water warm for an hour after it switches off.';
+  const care = 'Descale the kettle once a month with a mild solution of citric acid and rinse it twice before the next use.';
+  const others = ['Glass teapot with a steel infuser for loose leaves', 'Set of four stoneware mugs in matte grey glaze'];
+  const html = `<html><head><title>Steel kettle</title></head><body><div class="product"><h1>Steel kettle</h1>
+    <span class="price">€49.00</span><button class="add-to-cart">Add to cart</button>
+    <h2>Description</h2><p>${description}</p><h2>Care</h2><p>${care}</p>
+    <section><div><h2>Customers also viewed</h2></div><ul><li>${others[0]} <a href="/p/2">View</a></li></ul></section>
+    <h2>Similar items</h2><p>${others[1]}, <a href="/p/3">see details</a></p></div></body></html>`;
+  const extracted = extractHtml(html, 'https://kitchen.example/p/kettle');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes(description));
+  t.true(extracted.text.includes(care));
+  for (const other of others) t.false(extracted.text.includes(other));
+  t.notRegex(extracted.text, /also viewed|Similar items/);
+});
+
+test('on a product page, a section rendered twice is kept once, and lines repeated under different plans stay', (t) => {
+  const story = 'Every kettle is pressed from a single sheet of brushed steel, so there is no seam for limescale to gather in over the years.';
+  const feature = 'Free descaling kit';
+  const plan = (name: string, price: string) => `<div class="plan"><h3>${name}</h3><p>${price}</p><ul><li>${feature}</li><li>Two-year warranty</li></ul></div>`;
+  const html = `<html><head><title>Steel kettle</title></head><body><div class="product"><h1>Steel kettle</h1>
+    <span class="price">€49.00</span><button class="add-to-cart">Add to cart</button>
+    <div class="story-desktop"><h2>Our story</h2><p>${story}</p></div><div class="story-mobile"><h2>Our story</h2><p>${story}</p></div>
+    <h2>Plans</h2>${plan('Basic', '€49.00 once')}${plan('Care', '€59.00 once')}</div></body></html>`;
+  const extracted = extractHtml(html, 'https://kitchen.example/p/kettle');
+  t.is(extracted.pageType, 'product');
+  t.is(extracted.text.split(story).length - 1, 1);
+  t.is(extracted.text.split(feature).length - 1, 2);
+});

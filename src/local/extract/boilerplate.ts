@@ -3,7 +3,7 @@
  * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
-import { ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ const HEADING_TAGS = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
  * each of their characters counts as one (as the benchmark's scorer counts them): a paragraph of
  * Chinese prose must not read as a two-word label.
  */
-const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}]+/gu;
+const WORD = new RegExp(`${CJK_CHARACTER}|[\\p{L}\\p{N}]+`, 'gu');
 /** A block of at least this many words is prose: the article proper has begun. */
 const MIN_PROSE_WORDS = 20;
 /**

@@ -59,6 +59,12 @@ export function parseDocument(html: string): DomDocument {
   return parseHTML(asBrowsersRead).document as unknown as DomDocument;
 }
 
+/**
+ * One character of the scripts that write no spaces between words (Chinese, Japanese, Korean), as a
+ * regular expression source: measures of text length and word counts treat these apart.
+ */
+export const CJK_CHARACTER = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}]';
+
 /** Collapses runs of whitespace (including non-breaking spaces) to one space and trims. */
 export function normalizeSpace(text: string | null | undefined): string {
   return (text ?? '').replace(/[\s\u00a0]+/g, ' ').trim();

@@ -10,7 +10,7 @@ import { measureText } from './structure.js';
 // Pre-clean: boilerplate by tag, role and class, removed before Readability scores the page
 
 /** Tags that hold navigation, chrome or interactive widgets rather than prose. */
-const BOILERPLATE_TAGS = 'nav, aside, footer, form, button, dialog, figcaption, template, select, textarea, input, label';
+const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'button', 'dialog', 'figcaption', 'template', 'select', 'textarea', 'input', 'label']);
 
 const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar']);
 
@@ -53,10 +53,24 @@ const UTILITY_CLASS = /[:[]/;
 
 const WORD_SPLIT = /[^a-z0-9]+/;
 
+/**
+ * The words of recent id and class strings. A page repeats the same few class strings on hundreds of
+ * elements, and each is asked about several times (boilerplate, posts, buy buttons).
+ */
+const markupWordsOf = new Map<string, readonly string[]>();
+const MAX_REMEMBERED_MARKUP = 4096;
+
 /** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
-export function markupWords(element: DomElement): string[] {
-  const tokens = `${element.id} ${element.className}`.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token) && !PART_HIDDEN_CLASS.test(token) && !UTILITY_CLASS.test(token));
-  return tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
+export function markupWords(element: DomElement): readonly string[] {
+  const markup = `${element.id} ${element.className}`;
+  let words = markupWordsOf.get(markup);
+  if (words === undefined) {
+    const tokens = markup.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token) && !PART_HIDDEN_CLASS.test(token) && !UTILITY_CLASS.test(token));
+    words = tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
+    if (markupWordsOf.size >= MAX_REMEMBERED_MARKUP) markupWordsOf.clear();
+    markupWordsOf.set(markup, words);
+  }
+  return words;
 }
 
 /**
@@ -72,6 +86,14 @@ export function hasBoilerplateMarkup(element: DomElement, exempt: ReadonlySet<st
 }
 
 const NO_EXEMPTIONS: ReadonlySet<string> = new Set();
+
+/** Boilerplate by its tag, its ARIA role, or its class and id words. */
+function isBoilerplateElement(element: DomElement, exempt: ReadonlySet<string> | undefined): boolean {
+  if (BOILERPLATE_TAGS.has(element.localName)) return true;
+  const role = element.getAttribute('role');
+  if (role !== null && BOILERPLATE_ROLES.has(role.toLowerCase())) return true;
+  return (element.id !== '' || element.className !== '') && hasBoilerplateMarkup(element, exempt);
+}
 
 /** A text run at least this long, outside a link, reads as prose rather than a label or a menu item. */
 const MIN_PROSE_RUN = 40;
@@ -119,14 +141,9 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
   const pageProse = prose.get(body) ?? 0;
   const isWrapper = (element: DomElement) => (prose.get(element) ?? 0) > pageProse * WRAPPER_SHARE_OF_PROSE;
 
-  const candidates = new Set<DomElement>();
-  for (const element of body.querySelectorAll(BOILERPLATE_TAGS)) candidates.add(element);
-  for (const element of body.querySelectorAll('[role]')) {
-    if (BOILERPLATE_ROLES.has((element.getAttribute('role') ?? '').toLowerCase())) candidates.add(element);
-  }
-  for (const element of body.querySelectorAll('[class], [id]')) {
-    if (hasBoilerplateMarkup(element, options.exemptWords)) candidates.add(element);
-  }
+  // One pass over the elements (a selector per kind walked the tree three times). The order of
+  // removal does not matter: an element inside a removed one goes with it either way.
+  const candidates = [...body.querySelectorAll('*')].filter((element) => isBoilerplateElement(element, options.exemptWords));
   for (const element of candidates) {
     if (element.parentNode && !isWrapper(element)) element.remove();
   }

@@ -83,3 +83,18 @@ test('parseDate reads dates without a zone as UTC and applies offsets', (t) => {
   t.is(parseDate('0001-01-01T00:00:00Z'), null);
   t.is(parseDate('not a date'), null);
 });
+
+test('meta names match whatever their case, an empty one is passed over, and the earlier name wins over an earlier tag', (t) => {
+  const meta = [
+    '<META NAME="DC.Date" CONTENT="2019-09-09">',
+    '<meta Property="OG:Title" content="  ">',
+    '<meta name="Twitter:Title" content="Headline from twitter">',
+    '<meta property="og:title" content="Headline from og, second tag">',
+    '<meta Property="Article:Published_Time" content="2020-01-02T03:04:05Z">',
+  ].join('');
+  const page_ = extractHtml(page({ meta }), 'https://news.example/budget');
+  t.is(page_.title, 'Headline from og, second tag');
+  t.is(page_.datePublished, '2020-01-02T03:04:05.000Z');
+  t.is(extractHtml(page({ meta: '<meta name="twitter:title" content="Headline from twitter">' }), 'https://news.example/budget').title, 'Headline from twitter');
+  t.is(extractHtml(page({ meta: '<meta name="DC.DATE" content="2019-09-09">' }), 'https://news.example/budget').datePublished, '2019-09-09T00:00:00.000Z');
+});

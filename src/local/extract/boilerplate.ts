@@ -32,6 +32,12 @@ const BOILERPLATE_WORDS = new Set([
 
 /** An element holding more than this share of the page's prose is a wrapper of the article. */
 const WRAPPER_SHARE_OF_PROSE = 0.5;
+/**
+ * The same for an element holding a headline (<h1>) and this share of the page's prose: the article,
+ * whatever its class says ("entry author-jane"), even when its comments outweigh it. A dialog with a
+ * headline (terms of use in a popup) is still a popup.
+ */
+const HEADLINED_SHARE_OF_PROSE = 0.25;
 
 /**
  * Classes CMSs derive from a post's taxonomy ("tag-diy", "category-news", WordPress's post_class())
@@ -78,21 +84,31 @@ export function markupWords(element: DomElement): readonly string[] {
  * forum "comment" and "author" mark the posts themselves.
  */
 export function hasBoilerplateMarkup(element: DomElement, exempt: ReadonlySet<string> = NO_EXEMPTIONS): boolean {
-  return markupWords(element).some((word) => {
-    if (BOILERPLATE_WORDS.has(word)) return !exempt.has(word);
-    const prefix = BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
-    return prefix !== undefined && !exempt.has(prefix);
-  });
+  return boilerplateWords(element, exempt).length > 0;
+}
+
+/** The boilerplate words (or word prefixes) of the element's class and id, less those in `exempt`. */
+function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (const word of markupWords(element)) {
+    const key = BOILERPLATE_WORDS.has(word) ? word : BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
+    if (key !== undefined && !exempt.has(key) && !found.includes(key)) found.push(key);
+  }
+  return found;
 }
 
 const NO_EXEMPTIONS: ReadonlySet<string> = new Set();
 
-/** Boilerplate by its tag, its ARIA role, or its class and id words. */
-function isBoilerplateElement(element: DomElement, exempt: ReadonlySet<string> | undefined): boolean {
+function isDialog(element: DomElement): boolean {
+  const role = element.getAttribute('role')?.toLowerCase();
+  return element.localName === 'dialog' || role === 'dialog' || role === 'alertdialog';
+}
+
+/** Boilerplate by its tag or its ARIA role. */
+function isBoilerplateByTagOrRole(element: DomElement): boolean {
   if (BOILERPLATE_TAGS.has(element.localName)) return true;
   const role = element.getAttribute('role');
-  if (role !== null && BOILERPLATE_ROLES.has(role.toLowerCase())) return true;
-  return (element.id !== '' || element.className !== '') && hasBoilerplateMarkup(element, exempt);
+  return role !== null && BOILERPLATE_ROLES.has(role.toLowerCase());
 }
 
 /** A text run at least this long, outside a link, reads as prose rather than a label or a menu item. */
@@ -139,15 +155,60 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
   if (!body) return;
   const prose = measureProse(body);
   const pageProse = prose.get(body) ?? 0;
-  const isWrapper = (element: DomElement) => (prose.get(element) ?? 0) > pageProse * WRAPPER_SHARE_OF_PROSE;
+  const shareOfProse = (element: DomElement) => (prose.get(element) ?? 0) / pageProse;
 
   // One pass over the elements (a selector per kind walked the tree three times). The order of
   // removal does not matter: an element inside a removed one goes with it either way.
-  const candidates = [...body.querySelectorAll('*')].filter((element) => isBoilerplateElement(element, options.exemptWords));
-  for (const element of candidates) {
-    if (element.parentNode && !isWrapper(element)) element.remove();
+  const exempt = options.exemptWords ?? NO_EXEMPTIONS;
+  const byTagOrRole: DomElement[] = [];
+  const byWord = new Map<string, DomElement[]>();
+  const wordsOf = new Map<DomElement, string[]>();
+  for (const element of body.querySelectorAll('*')) {
+    if (isBoilerplateByTagOrRole(element)) {
+      byTagOrRole.push(element);
+      continue;
+    }
+    if (element.id === '' && element.className === '') continue;
+    const words = boilerplateWords(element, exempt);
+    if (words.length === 0) continue;
+    wordsOf.set(element, words);
+    for (const word of words) {
+      const elements = byWord.get(word);
+      if (elements) elements.push(element);
+      else byWord.set(word, [element]);
+    }
+  }
+  // A word that marks blocks holding most of the page's prose between them is how this page's
+  // layout names its blocks (a page builder's "elementor-widget" on every text block), not boilerplate.
+  // Comments and sidebars are no such vocabulary: a long comment thread can outweigh its article.
+  const layoutWords = new Set(
+    [...byWord]
+      .filter(([word, elements]) => !NEVER_LAYOUT_WORDS.has(word) && outermostProse(elements, prose) > pageProse * WRAPPER_SHARE_OF_PROSE)
+      .map(([word]) => word),
+  );
+  const byWords = [...wordsOf].filter(([, words]) => words.some((word) => !layoutWords.has(word))).map(([element]) => element);
+  for (const element of [...byTagOrRole, ...byWords]) {
+    if (!element.parentNode) continue;
+    const share = shareOfProse(element);
+    const holdsArticle = share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && !isDialog(element) && element.querySelector('h1') !== null);
+    if (!holdsArticle) element.remove();
   }
   if (!options.keepAllArticles) for (const teaser of teaserArticles(body)) teaser.remove();
+}
+
+/** Boilerplate words that name what a block is, however much of the page such blocks hold. */
+const NEVER_LAYOUT_WORDS = new Set(['comment', 'disqus', 'respond', 'sidebar']);
+
+/** The prose of the elements, each counted once: an element inside another of them adds nothing. */
+function outermostProse(elements: DomElement[], prose: Map<DomElement, number>): number {
+  const chosen = new Set(elements);
+  let total = 0;
+  for (const element of elements) {
+    let nested = false;
+    for (let ancestor = element.parentElement; ancestor && !nested; ancestor = ancestor.parentElement) nested = chosen.has(ancestor);
+    if (!nested) total += prose.get(element) ?? 0;
+  }
+  return total;
 }
 
 /**

@@ -55,6 +55,31 @@ test('a wrapper whose class sounds like boilerplate is kept when it holds the ar
   t.false(extracted.text.includes('Popular posts'));
 });
 
+test('a class word that marks every text block of a page builder is its layout, not boilerplate', (t) => {
+  const block = (paragraph: string) =>
+    `<div class="builder-element builder-widget builder-widget-text-editor"><div class="builder-widget-container"><p>${paragraph}</p></div></div>`;
+  const html = `<html><head><title>Tram vote</title></head><body>
+    <div class="builder-section"><div class="builder-widget-wrap"><h1>Tram vote</h1>${PARAGRAPHS.map(block).join('')}</div></div>
+    <div class="widget widget_recent_entries"><h3>Recent posts</h3><p>${'A short list of the latest posts from this blog. '.repeat(2)}</p></div>
+  </body></html>`;
+  const extracted = extractHtml(html, 'https://builder.example/tram-vote');
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));
+});
+
+test('an article whose class names its author stays when its comments outweigh it, and a popup with a headline goes', (t) => {
+  const comment = (index: number) =>
+    `<div class="comment" id="comment-${index}"><p>Reader ${index} writes: ${'I have been waiting for this tram for years and I am glad it is finally coming. '.repeat(2)}</p></div>`;
+  const html = `<html><head><title>Tram vote</title></head><body>
+    <article class="entry author-jane post-12 type-post"><h1>Tram vote</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}</article>
+    <div id="comments">${Array.from({ length: 4 }, (_, index) => comment(index)).join('')}</div>
+    <div role="dialog" class="terms-popup"><h1>Terms of use</h1><p>${'By using this site you agree to these terms, which may change at any time. '.repeat(4)}</p></div>
+  </body></html>`;
+  const extracted = extractHtml(html, 'https://blog.example/tram-vote');
+  t.true(extracted.text.endsWith(PARAGRAPHS.join('\n\n')));
+  t.false(extracted.text.includes('Reader'));
+  t.false(extracted.text.includes('Terms of use'));
+});
+
 test('a page without an article falls back to its whole text, minus navigation', (t) => {
   const html = '<html><body><nav><a href="/">Home</a></nav><p>Opening hours: 9 to 5.</p></body></html>';
   t.is(extractHtml(html, 'https://shop.example/').text, 'Opening hours: 9 to 5.');

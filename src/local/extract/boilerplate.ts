@@ -190,14 +190,18 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
   for (const element of [...byTagOrRole, ...byWords]) {
     if (!element.parentNode) continue;
     const share = shareOfProse(element);
-    const holdsArticle = share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && !isDialog(element) && element.querySelector('h1') !== null);
+    // A dialog is a popup however much it says: a consent centre can outweigh a short post.
+    const holdsArticle = !isDialog(element) && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && element.querySelector('h1') !== null));
     if (!holdsArticle) element.remove();
   }
   if (!options.keepAllArticles) for (const teaser of teaserArticles(body)) teaser.remove();
 }
 
 /** Boilerplate words that name what a block is, however much of the page such blocks hold. */
-const NEVER_LAYOUT_WORDS = new Set(['comment', 'disqus', 'respond', 'sidebar']);
+const NEVER_LAYOUT_WORDS = new Set([
+  'comment', 'disqus', 'respond', 'sidebar', 'cookie', 'consent', 'newsletter', 'subscri', 'signup', 'paywall', 'modal', 'popup',
+  'outbrain', 'taboola', 'advert', 'sponsor',
+]);
 
 /** The prose of the elements, each counted once: an element inside another of them adds nothing. */
 function outermostProse(elements: DomElement[], prose: Map<DomElement, number>): number {

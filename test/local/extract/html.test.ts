@@ -1,4 +1,6 @@
 import test from 'ava';
+import { removeBoilerplateElements } from '../../../src/local/extract/boilerplate.js';
+import { parseDocument } from '../../../src/local/extract/dom.js';
 import { extractHtml } from '../../../src/local/extract/index.js';
 
 const PARAGRAPHS = [
@@ -78,6 +80,20 @@ test('an article whose class names its author stays when its comments outweigh i
   t.true(extracted.text.endsWith(PARAGRAPHS.join('\n\n')));
   t.false(extracted.text.includes('Reader'));
   t.false(extracted.text.includes('Terms of use'));
+});
+
+test('a consent dialog goes even when it says more than the page, and its class words never pass for layout', (t) => {
+  const consent = `<div id="consent-sdk" class="consent-centre"><div role="dialog" aria-modal="true" class="consent-panel"><h2>Privacy preference centre</h2>
+    ${Array.from({ length: 6 }, (_, index) => `<p>Cookies of group ${index} may store or retrieve information on your browser, mostly to make the site work as you expect it to.</p>`).join('')}</div></div>`;
+  const html = `<html><head><title>Tram vote</title></head><body><main><h1>Tram vote</h1><p>${PARAGRAPHS[0]}</p><p>${PARAGRAPHS[1]}</p></main>${consent}</body></html>`;
+  const extracted = extractHtml(html, 'https://blog.example/tram-vote');
+  t.true(extracted.text.includes(PARAGRAPHS[0]!));
+  t.false(extracted.text.includes('Cookies of group'));
+  // The pre-clean itself, which thread and product pages rely on to pick their region.
+  const document = parseDocument(html);
+  removeBoilerplateElements(document, { keepAllArticles: true });
+  t.is(document.querySelector('[role="dialog"]'), null);
+  t.truthy(document.querySelector('main'));
 });
 
 test('a page without an article falls back to its whole text, minus navigation', (t) => {

@@ -45,7 +45,9 @@ export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType 
   const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
   if (postText >= pageText * THREAD_SHARE_OF_PAGE) {
     const postProse = posts.reduce((sum, post) => sum + proseLength(post), 0);
-    if (prose - postProse <= postProse) return 'forum';
+    const proseOutside = prose - postProse;
+    const commentsUnderArticle = proseOutside >= MIN_ARTICLE_ABOVE_COMMENTS && posts.every(isInCommentsArea);
+    if (proseOutside <= postProse && !commentsUnderArticle) return 'forum';
   }
   if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
   if (hasProductStructure(document)) return 'product';
@@ -113,6 +115,20 @@ function carriesDate(element: DomElement): boolean {
 function isPostLike(element: DomElement): boolean {
   if (/Comment|Answer|Question|DiscussionForumPosting/.test(element.getAttribute('itemtype') ?? '')) return true;
   return markupWords(element).some((word) => POST_WORDS.has(word));
+}
+
+/**
+ * Posts in a comments area under this much prose are an article's comments, even when they outweigh
+ * it: a blog post with a long discussion is still an article.
+ */
+const MIN_ARTICLE_ABOVE_COMMENTS = 1500;
+
+/** Inside a comments area ("comments", "comment-list", "respond"): replies to what stands above it. */
+function isInCommentsArea(post: DomElement): boolean {
+  for (let ancestor = post.parentElement; ancestor; ancestor = ancestor.parentElement) {
+    if (markupWords(ancestor).some((word) => word.startsWith('comment') || word === 'respond')) return true;
+  }
+  return false;
 }
 
 /** The group's members that are posts, when the group is a thread's: at least two, and most of its members. */

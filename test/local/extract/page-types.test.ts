@@ -99,6 +99,24 @@ test('comments under an article stay out, and the author comes from JSON-LD', (t
   t.notRegex(extracted.text, /bought a bag of the flour|weekdays too|board at the gate/);
 });
 
+test('a long blog post is an article even when the discussion in its comments area outweighs it', (t) => {
+  const paragraphs = Array.from(
+    { length: 12 },
+    (_, index) => `Part ${index + 1} of the walk follows the old towpath past the locks, where the canal company once kept its stables and a small forge for the barge horses.`,
+  );
+  const comment = (index: number) => `<li class="comment" id="comment-${index}"><div class="comment-meta"><b>reader${index}</b> <time datetime="2024-05-0${index + 1}T09:00:00Z">May ${index + 1}, 2024</time></div>
+    <p>${'I walked this stretch last summer with my children and we stopped at every lock to watch the boats go through. '.repeat(3)}</p></li>`;
+  const html = page(
+    '<title>Walking the old towpath | Canal Notes</title>',
+    `<main><article class="post"><h1>Walking the old towpath</h1>${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('')}</article>
+     <div id="comments" class="comments-area"><h2>12 comments</h2><ol class="comment-list">${Array.from({ length: 8 }, (_, index) => comment(index)).join('')}</ol></div></main>`,
+  );
+  const extracted = extractHtml(html, 'https://canal.example/2024/05/towpath');
+  t.is(extracted.pageType, 'article');
+  for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph));
+  t.false(extracted.text.includes('watch the boats go through'));
+});
+
 const PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD =
   'A compact espresso grinder with fifty-four conical burrs, a stepless adjustment collar and a dosing cup that fits standard portafilters.';
 

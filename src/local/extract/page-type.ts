@@ -46,8 +46,8 @@ export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType 
   if (postText >= pageText * THREAD_SHARE_OF_PAGE) {
     const postProse = posts.reduce((sum, post) => sum + proseLength(post), 0);
     const proseOutside = prose - postProse;
-    const commentsUnderArticle = proseOutside >= MIN_ARTICLE_ABOVE_COMMENTS && posts.every(isInCommentsArea);
-    if (proseOutside <= postProse && !commentsUnderArticle) return 'forum';
+    if (proseOutside >= MIN_ARTICLE_ABOVE_COMMENTS && posts.every(isInCommentsArea)) return 'article';
+    if (proseOutside <= postProse) return 'forum';
   }
   if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
   if (hasProductStructure(document)) return 'product';

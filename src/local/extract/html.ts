@@ -232,10 +232,19 @@ function revealNoscriptContent(document: DomDocument): void {
   }
 }
 
+/**
+ * Below this many characters Readability searches the whole page again with looser rules, up to
+ * three more times (500 by default). The pre-clean has taken the boilerplate those rules guard
+ * against, so the retries mostly cost time: at 250 the tune half's median fell by 15-19% with F1
+ * unchanged to three places (3 of 679 pages moved, 1 up and 2 down).
+ */
+const READABILITY_CHAR_THRESHOLD = 250;
+
 function runReadability(document: DomDocument): DomElement | null {
   const reader = new Readability<DomElement>(document as never, {
     // Hand back the content element itself, so that it can be pruned as DOM before it becomes text.
     serializer: (node) => node as unknown as DomElement,
+    charThreshold: READABILITY_CHAR_THRESHOLD,
   });
   return reader.parse()?.content ?? null;
 }

@@ -27,7 +27,7 @@ const BOILERPLATE_WORD_PREFIXES = [
 /** Class/id words that mark boilerplate only as whole words ("ad" must not match "header"). */
 const BOILERPLATE_WORDS = new Set([
   'ad', 'ads', 'adslot', 'banner', 'nav', 'navbar', 'menu', 'footer', 'tags', 'tag', 'meta', 'credit', 'credits',
-  'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup',
+  'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup', 'signature',
 ]);
 
 /** An element holding more than this share of the page's prose is a wrapper of the article. */

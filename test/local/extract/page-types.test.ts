@@ -48,6 +48,15 @@ test('a forum thread is detected and keeps every post with its author and date l
   t.notRegex(extracted.text, /said:/);
 });
 
+test("a post's signature, repeated under each of its author's posts, stays out of the thread", (t) => {
+  const signature = '<div class="signature">Baking since 1998 · my starter is older than my car · no DMs please</div>';
+  const withSignatures = THREAD.replace(/<div class="message-actions">/g, `${signature}<div class="message-actions">`);
+  const extracted = extractHtml(withSignatures, 'https://forum.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [, , , text] of POSTS) t.true(extracted.text.includes(text));
+  t.false(extracted.text.includes('Baking since 1998'));
+});
+
 test('a quote of text that is not on the page stays in the post that quotes it', (t) => {
   const quoted = 'Feed the starter at a ratio of one part starter to five parts flour and water when the kitchen is warm.';
   const thread = THREAD.replace('<p>Thank you both!', `<blockquote>${quoted}</blockquote><p>Thank you both!`);

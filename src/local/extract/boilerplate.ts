@@ -80,14 +80,9 @@ export function markupWords(element: DomElement): readonly string[] {
 }
 
 /**
- * Whether the element's class or id marks it as boilerplate. Words in `exempt` do not count: on a
- * forum "comment" and "author" mark the posts themselves.
+ * The boilerplate words (or word prefixes) of the element's class and id. Words in `exempt` do not
+ * count: on a forum "comment" and "author" mark the posts themselves.
  */
-export function hasBoilerplateMarkup(element: DomElement, exempt: ReadonlySet<string> = NO_EXEMPTIONS): boolean {
-  return boilerplateWords(element, exempt).length > 0;
-}
-
-/** The boilerplate words (or word prefixes) of the element's class and id, less those in `exempt`. */
 function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): string[] {
   const found: string[] = [];
   for (const word of markupWords(element)) {
@@ -144,7 +139,7 @@ function measureProse(root: DomElement): Map<DomElement, number> {
  * Blog"), and stays.
  */
 export interface BoilerplateOptions {
-  /** Class and id words that do not mark boilerplate on this page (see hasBoilerplateMarkup). */
+  /** Class and id words that do not mark boilerplate on this page (see boilerplateWords). */
   exemptWords?: ReadonlySet<string>;
   /** Several <article> elements are the page's items or posts, not one article and teasers. */
   keepAllArticles?: boolean;

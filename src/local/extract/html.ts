@@ -167,6 +167,7 @@ function regionContent(document: DomDocument, pageType: PageType, title: string 
   const region = selectMainRegion(document);
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (region && pageType === 'forum') removeRepeatedQuotes(region);
+  if (region && pageType === 'forum') removeMemberStatistics(region);
   if (region && DEDUPLICATED_REGION_TYPES.has(pageType)) removeRepeatedBlocks(region);
   if (region && pageType === 'product') {
     removeOtherProductSections(region);
@@ -182,6 +183,22 @@ function removeOtherProducts(region: DomElement): void {
   for (const group of repeatedSiblingGroups(region, measureText(region), MIN_OTHER_PRODUCTS)) {
     const priced = group.members.filter((member) => member.querySelector('a[href]') !== null && PRICE.test(member.textContent ?? ''));
     if (priced.length >= group.members.length * 0.6) for (const member of group.members) member.remove();
+  }
+}
+
+/** Longer than this, a term or a value of a definition list is text, not a label or a figure. */
+const MAX_STATISTIC_LENGTH = 40;
+
+/**
+ * Beside each post a forum shows its author's figures as a definition list of short labels and values
+ * ("Joined", "Messages 28", "Location"). Such a list goes; one with a link (the author's name) or a
+ * <time> (the post's date line) stays.
+ */
+function removeMemberStatistics(region: DomElement): void {
+  for (const list of [...region.querySelectorAll('dl')]) {
+    if (!list.parentNode || list.querySelector('a[href], time') !== null) continue;
+    const items = [...list.querySelectorAll('dt, dd')];
+    if (items.length >= 2 && items.every((item) => normalizeSpace(item.textContent).length <= MAX_STATISTIC_LENGTH)) list.remove();
   }
 }
 

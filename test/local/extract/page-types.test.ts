@@ -57,6 +57,20 @@ test("a post's signature, repeated under each of its author's posts, stays out o
   t.false(extracted.text.includes('Baking since 1998'));
 });
 
+test("a member's figures beside each post stay out; the author's name and the post's date stay in", (t) => {
+  const figures = '<dl class="pairs"><dt>Joined</dt><dd>Jan 4, 2019</dd><dt>Messages</dt><dd>1,204</dd><dt>Location</dt><dd>Bristol</dd></dl>';
+  const withFigures = THREAD.replace(/<div class="message-body">/g, `${figures}<div class="message-body">`);
+  const extracted = extractHtml(withFigures, 'https://forum.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [author, , shown, text] of POSTS) {
+    t.true(extracted.text.includes(text));
+    t.true(extracted.text.includes(author));
+    t.true(extracted.text.includes(shown));
+  }
+  t.false(extracted.text.includes('Messages'));
+  t.false(extracted.text.includes('Bristol'));
+});
+
 test('a quote of text that is not on the page stays in the post that quotes it', (t) => {
   const quoted = 'Feed the starter at a ratio of one part starter to five parts flour and water when the kitchen is warm.';
   const thread = THREAD.replace('<p>Thank you both!', `<blockquote>${quoted}</blockquote><p>Thank you both!`);

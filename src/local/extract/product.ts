@@ -66,6 +66,12 @@ const OTHER_PRODUCTS_HEADING = new RegExp(
   '\\b(also (viewed|bought|like|purchased)|similar (items|products)|recently viewed|related (items|products)|you (may|might) (also )?like|customers who|frequently bought|bought together|more from|other items|recommended for you|explore related|compare with similar)\\b',
   'i',
 );
+/**
+ * Headings of the customers' own words about the product: their reviews, ratings and questions. Like
+ * the comments under an article, they are not the page's text (a review site's own review is an
+ * article, not a product page).
+ */
+const CUSTOMER_REVIEWS_HEADING = /^((top|customer|guest|user|verified) (ratings (&|and) )?reviews?\b|(ratings|stars) (&|and) reviews?\b|reviews? (for|of) this|customers say\b|customer questions\b|questions (&|and) answers\b)/i;
 const HEADINGS = 'h2, h3, h4, h5, h6, [role="heading"]';
 /** A heading's section holds at most this share of the region's text; more, and it is the region. */
 const MAX_SECTION_SHARE = 0.5;
@@ -80,7 +86,7 @@ export function removeOtherProductSections(region: DomElement): void {
   for (const heading of [...region.querySelectorAll(HEADINGS)]) {
     if (!heading.parentNode || !region.contains(heading)) continue;
     const headingText = normalizeSpace(heading.textContent);
-    if (headingText.length > 80 || !OTHER_PRODUCTS_HEADING.test(headingText)) continue;
+    if (headingText.length > 80 || !(OTHER_PRODUCTS_HEADING.test(headingText) || CUSTOMER_REVIEWS_HEADING.test(headingText))) continue;
     let section: DomElement = heading;
     while (section.parentElement && section.parentElement !== region && normalizeSpace(section.textContent).length <= headingText.length) section = section.parentElement;
     const container = section === heading || normalizeSpace(section.textContent).length <= headingText.length ? section.parentElement : section;

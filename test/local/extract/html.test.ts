@@ -141,6 +141,26 @@ test('on a product page, a section headed as other products is dropped, in neste
   t.notRegex(extracted.text, /also viewed|Similar items/);
 });
 
+test("on a product page, the customers' reviews and questions are dropped; the publisher's reviews stay", (t) => {
+  const description = 'A field guide to the mosses of northern Europe, with a key that works from a hand lens and two hundred drawings.';
+  const blurb = 'Clear, patient and beautifully drawn: the guide every walker with a hand lens has been waiting for.';
+  const customerReview = 'Bought this for my father and he takes it on every walk now, the drawings are lovely and the key is easy to follow.';
+  const answer = 'Yes, it covers the Baltic coast as well as the mountains, with a separate chapter on the dune mosses.';
+  const review = (name: string, text: string) => `<div class="a-section"><span>${name}</span><h4>Reviewed on 3 May 2026</h4><p>${text}</p></div>`;
+  const html = `<html><head><title>Mosses of the North</title></head><body><div class="product"><h1>Mosses of the North</h1>
+    <span class="price">€34.00</span><button class="add-to-cart">Add to cart</button>
+    <h2>Description</h2><p>${description}</p>
+    <div><h2>Editorial reviews</h2><p>${blurb}</p></div>
+    <div><h2>Customer reviews</h2>${review('Ann', customerReview)}${review('Bo', 'Solid binding and good paper, it survived a wet week in the hills without a mark on it.')}</div>
+    <div><h3>Questions &amp; answers</h3><p>Does it cover the coast?</p><p>${answer}</p></div></div></body></html>`;
+  const extracted = extractHtml(html, 'https://books.example/p/mosses');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes(description));
+  t.true(extracted.text.includes(blurb));
+  t.false(extracted.text.includes(customerReview));
+  t.false(extracted.text.includes(answer));
+});
+
 test('on a product page, a section rendered twice is kept once, and lines repeated under different plans stay', (t) => {
   const story = 'Every kettle is pressed from a single sheet of brushed steel, so there is no seam for limescale to gather in over the years.';
   const feature = 'Free descaling kit';

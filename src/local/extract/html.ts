@@ -241,8 +241,11 @@ function revealNoscriptContent(document: DomDocument): void {
   if (!body) return;
   const noscripts = [...body.querySelectorAll('noscript')];
   if (noscripts.length === 0) return;
-  const noscriptText = noscripts.reduce((sum, element) => sum + normalizeSpace(element.textContent).length, 0);
-  const visibleText = normalizeSpace(body.textContent).length - noscriptText;
+  const textOf = (elements: DomElement[]) => elements.reduce((sum, element) => sum + normalizeSpace(element.textContent).length, 0);
+  const noscriptText = textOf(noscripts);
+  // A script's text is no text a reader sees: an app's data payload would outweigh any noscript content.
+  const scriptText = textOf([...body.querySelectorAll('script, style, template')].filter((element) => element.closest('noscript') === null));
+  const visibleText = normalizeSpace(body.textContent).length - noscriptText - scriptText;
   if (noscriptText <= visibleText) return;
   for (const noscript of noscripts) {
     if (noscript.parentNode) noscript.replaceWith(...noscript.childNodes);

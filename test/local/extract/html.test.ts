@@ -96,6 +96,23 @@ test('a consent dialog goes even when it says more than the page, and its class 
   t.truthy(document.querySelector('main'));
 });
 
+test("a page rendered by script shows its <noscript> content, however large the script's data payload", (t) => {
+  const posts = [
+    'I run the forum on a small VPS and the search index is rebuilt every night, which takes about four minutes now.',
+    'Four minutes is fine for a nightly job, but you could also rebuild only the threads that changed since the last run.',
+  ];
+  // The app's state, as single-page apps embed it: a script whose text outweighs the page's prose.
+  const payload = JSON.stringify({ discussions: Array.from({ length: 200 }, (_, index) => ({ id: index, title: `Thread number ${index}`, excerpt: 'x'.repeat(40) })) });
+  const html = `<html><head><title>Nightly index rebuild</title></head><body>
+    <div id="app"><div class="loading-error">Something went wrong while loading this page. Try again.</div>
+    <main><noscript id="content"><div class="container"><h1>Nightly index rebuild</h1>
+      ${posts.map((post, index) => `<article class="post"><div class="author">member${index}</div><div class="post-body"><p>${post}</p></div></article>`).join('')}
+    </div></noscript></main></div>
+    <script id="app-state" type="application/json">${payload}</script></body></html>`;
+  const extracted = extractHtml(html, 'https://talk.example/d/12-nightly-index-rebuild');
+  for (const post of posts) t.true(extracted.text.includes(post));
+});
+
 test('a page without an article falls back to its whole text, minus navigation', (t) => {
   const html = '<html><body><nav><a href="/">Home</a></nav><p>Opening hours: 9 to 5.</p></body></html>';
   t.is(extractHtml(html, 'https://shop.example/').text, 'Opening hours: 9 to 5.');

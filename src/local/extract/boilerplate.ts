@@ -12,6 +12,8 @@ import { measureText } from './structure.js';
 /** Tags that hold navigation, chrome or interactive widgets rather than prose. */
 const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'button', 'dialog', 'figcaption', 'template', 'select', 'textarea', 'input', 'label']);
 
+const FORM_CONTROLS = 'input:not([type="hidden"]), textarea, select, button';
+
 const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar']);
 
 /**
@@ -101,6 +103,8 @@ function isDialog(element: DomElement): boolean {
 
 /** Boilerplate by its tag or its ARIA role. */
 function isBoilerplateByTagOrRole(element: DomElement): boolean {
+  // A form without a control to fill in wraps content: a forum's moderation form around its posts.
+  if (element.localName === 'form') return element.querySelector(FORM_CONTROLS) !== null;
   if (BOILERPLATE_TAGS.has(element.localName)) return true;
   const role = element.getAttribute('role');
   return role !== null && BOILERPLATE_ROLES.has(role.toLowerCase());

@@ -71,6 +71,17 @@ test("a member's figures beside each post stay out; the author's name and the po
   t.false(extracted.text.includes('Bristol'));
 });
 
+test('posts inside a form without controls (a moderation form) stay; a reply form with a text box goes', (t) => {
+  const lastPost = threadPost(POSTS[3], 3);
+  const moderated = THREAD.replace(lastPost, `<form action="/inline-mod" method="post"><input type="hidden" name="token" value="abc123">${lastPost}</form>
+    <form action="/reply" method="post"><p>Please be kind and stay on topic when you answer in this thread, our moderators read every post.</p>
+    <textarea name="message"></textarea><button>Post reply</button></form>`);
+  const extracted = extractHtml(moderated, 'https://forum.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [, , , text] of POSTS) t.true(extracted.text.includes(text));
+  t.false(extracted.text.includes('Please be kind'));
+});
+
 test('a quote of text that is not on the page stays in the post that quotes it', (t) => {
   const quoted = 'Feed the starter at a ratio of one part starter to five parts flour and water when the kitchen is warm.';
   const thread = THREAD.replace('<p>Thank you both!', `<blockquote>${quoted}</blockquote><p>Thank you both!`);

@@ -122,7 +122,7 @@ function measureProse(root: DomElement): Map<DomElement, number> {
   const prose = new Map<DomElement, number>();
   const visit = (element: DomElement, insideLink: boolean): number => {
     let total = 0;
-    for (const child of element.childNodes) {
+    for (let child = element.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === TEXT_NODE) {
         const length = insideLink ? 0 : normalizeSpace(child.textContent).length;
         if (length >= MIN_PROSE_RUN) total += length;

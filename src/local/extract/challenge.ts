@@ -93,7 +93,7 @@ function visibleText(document: DomDocument, limit: number): string {
         length += piece.length + 1;
       }
     } else if (node.nodeType === ELEMENT_NODE && !INVISIBLE_TAGS.has(node.nodeName)) {
-      for (const child of node.childNodes) walk(child);
+      for (let child = node.firstChild; child; child = child.nextSibling) walk(child);
     }
   };
   if (document.body) walk(document.body);

@@ -9,6 +9,9 @@ export interface DomNode {
   readonly nodeName: string;
   readonly textContent: string | null;
   readonly parentNode: DomNode | null;
+  /** The first child and the next sibling: a walk by them makes no array of children per element (linkedom builds one per childNodes read). */
+  readonly firstChild: DomNode | null;
+  readonly nextSibling: DomNode | null;
   readonly childNodes: ArrayLike<DomNode> & Iterable<DomNode>;
   remove(): void;
 }

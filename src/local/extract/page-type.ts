@@ -209,7 +209,7 @@ function proseRunLength(text: string): number {
 function proseLength(root: DomElement): number {
   let total = 0;
   const visit = (element: DomElement): void => {
-    for (const child of element.childNodes) {
+    for (let child = element.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === TEXT_NODE) total += proseRunLength(child.textContent ?? '');
       else if (child.nodeType === ELEMENT_NODE && !NOT_PROSE.has(child.nodeName)) visit(child as DomElement);
     }

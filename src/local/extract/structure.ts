@@ -23,7 +23,7 @@ export function measureText(root: DomElement): Map<DomElement, TextMeasure> {
   const measures = new Map<DomElement, TextMeasure>();
   const visit = (element: DomElement, insideLink: boolean): TextMeasure => {
     const measure: TextMeasure = { text: 0, linkText: 0 };
-    for (const child of element.childNodes) {
+    for (let child = element.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === TEXT_NODE) {
         const length = visibleLength(child.textContent ?? '');
         measure.text += length;

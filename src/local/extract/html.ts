@@ -243,6 +243,8 @@ function revealNoscriptContent(document: DomDocument): void {
   if (noscripts.length === 0) return;
   const textOf = (elements: DomElement[]) => elements.reduce((sum, element) => sum + normalizeSpace(element.textContent).length, 0);
   const noscriptText = textOf(noscripts);
+  // Most pages' <noscript> holds a tracking pixel: nothing to weigh.
+  if (noscriptText === 0) return;
   // A script's text is no text a reader sees: an app's data payload would outweigh any noscript content.
   const scriptText = textOf([...body.querySelectorAll('script, style, template')].filter((element) => element.closest('noscript') === null));
   const visibleText = normalizeSpace(body.textContent).length - noscriptText - scriptText;

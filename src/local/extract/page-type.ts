@@ -28,10 +28,39 @@ export interface PageTypeSignals {
 }
 
 export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType {
-  const declared = declaredPageType(document, jsonLd);
+  const { type: declared, byOpenGraphOnly } = declaredPageType(document, jsonLd);
   const body = document.body;
-  if (declared === 'article') return body && hasDocumentationStructure(body) ? 'documentation' : 'article';
+  if (declared === 'article') {
+    // Link aggregators and forums declare og:type article for a thread too: one with next to no prose of its own.
+    if (byOpenGraphOnly && body && isBareThread(readStructure(body))) return 'forum';
+    return body && hasDocumentationStructure(body) ? 'documentation' : 'article';
+  }
   if (declared || !body) return declared ?? 'other';
+  const structure = readStructure(body);
+  const { measures, pageText, groups, prose, thread } = structure;
+  // A thread's posts are the page. Comments under an article are not: there, more prose stands
+  // outside the repeated posts (the article) than inside them.
+  if (thread) {
+    if (thread.proseOutside >= MIN_ARTICLE_ABOVE_COMMENTS && thread.posts.every(isInCommentsArea)) return 'article';
+    if (thread.proseOutside <= thread.postProse) return 'forum';
+  }
+  if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
+  if (hasProductStructure(document)) return 'product';
+  if (hasDocumentationStructure(body)) return 'documentation';
+  return prose >= ARTICLE_PROSE ? 'article' : 'other';
+}
+
+/** What the page's structure says: its text outside the chrome, its repeated sibling groups, its prose, its thread if any. */
+interface Structure {
+  measures: Map<DomElement, TextMeasure>;
+  pageText: number;
+  groups: SiblingGroup[];
+  prose: number;
+  /** The repeated posts, when they hold enough of the page's text to be a thread or its comments. */
+  thread: { posts: DomElement[]; postProse: number; proseOutside: number } | null;
+}
+
+function readStructure(body: DomElement): Structure {
   const measures = measureText(body);
   const chromeText = [...body.querySelectorAll(CHROME)]
     .filter((element) => element.parentElement?.closest(CHROME) == null)
@@ -39,20 +68,18 @@ export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType 
   const pageText = Math.max(1, (measures.get(body)?.text ?? 0) - chromeText);
   const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !group.members[0]!.closest(CHROME));
   const prose = proseLength(body);
-  // A thread's posts are the page. Comments under an article are not: there, more prose stands
-  // outside the repeated posts (the article) than inside them.
   const posts = outermost(groups.flatMap((group) => threadPosts(group, measures)));
   const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);
-  if (postText >= pageText * THREAD_SHARE_OF_PAGE) {
-    const postProse = posts.reduce((sum, post) => sum + proseLength(post), 0);
-    const proseOutside = prose - postProse;
-    if (proseOutside >= MIN_ARTICLE_ABOVE_COMMENTS && posts.every(isInCommentsArea)) return 'article';
-    if (proseOutside <= postProse) return 'forum';
-  }
-  if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
-  if (hasProductStructure(document)) return 'product';
-  if (hasDocumentationStructure(body)) return 'documentation';
-  return prose >= ARTICLE_PROSE ? 'article' : 'other';
+  if (postText < pageText * THREAD_SHARE_OF_PAGE) return { measures, pageText, groups, prose, thread: null };
+  const postProse = posts.reduce((sum, post) => sum + proseLength(post), 0);
+  return { measures, pageText, groups, prose, thread: { posts, postProse, proseOutside: prose - postProse } };
+}
+
+/** At most this much prose outside the posts: the thread is the page, not the comments under an article. */
+const MAX_PROSE_BESIDE_BARE_THREAD = 500;
+
+function isBareThread({ thread }: Structure): boolean {
+  return thread !== null && thread.proseOutside <= MAX_PROSE_BESIDE_BARE_THREAD;
 }
 
 /** The elements that are not inside another of them: nested post groups count their text once. */
@@ -69,7 +96,14 @@ function hasChosenAncestor(element: DomElement, chosen: Set<DomElement>): boolea
 // ---------------------------------------------------------------------------------------------
 // Declared type: JSON-LD, microdata, og:type
 
-function declaredPageType(document: DomDocument, jsonLd: unknown[]): PageType | null {
+interface Declared {
+  type: PageType | null;
+  /** Declared by og:type alone, the weakest of the declarations. */
+  byOpenGraphOnly: boolean;
+}
+
+function declaredPageType(document: DomDocument, jsonLd: unknown[]): Declared {
+  const declared = (type: PageType | null, byOpenGraphOnly = false): Declared => ({ type, byOpenGraphOnly });
   const entities = pageEntities(jsonLd);
   const jsonLdTypes = entities.flatMap(schemaTypes);
   // Microdata: only top-level items describe the page; nested ones are its parts (an offer, a review).
@@ -79,18 +113,18 @@ function declaredPageType(document: DomDocument, jsonLd: unknown[]): PageType | 
   const types = [...jsonLdTypes, ...microdataTypes];
   const has = (set: Set<string>) => types.some((type) => set.has(type));
 
-  if (has(FORUM_SCHEMA_TYPES)) return 'forum';
+  if (has(FORUM_SCHEMA_TYPES)) return declared('forum');
   const products = types.filter((type) => PRODUCT_SCHEMA_TYPES.has(type)).length;
   // Several products side by side are a category page's items, not the page's own product.
-  if (products >= 4 && !hasProductEntityWithOffer(entities)) return 'listing';
-  if (products > 0) return 'product';
-  if (has(DOCUMENTATION_SCHEMA_TYPES)) return 'documentation';
-  if (types.some((type) => ARTICLE_SCHEMA_TYPES.test(type))) return 'article';
-  if (has(LISTING_SCHEMA_TYPES)) return 'listing';
+  if (products >= 4 && !hasProductEntityWithOffer(entities)) return declared('listing');
+  if (products > 0) return declared('product');
+  if (has(DOCUMENTATION_SCHEMA_TYPES)) return declared('documentation');
+  if (types.some((type) => ARTICLE_SCHEMA_TYPES.test(type))) return declared('article');
+  if (has(LISTING_SCHEMA_TYPES)) return declared('listing');
   const openGraphType = (document.querySelector('meta[property="og:type" i]')?.getAttribute('content') ?? '').toLowerCase();
-  if (/^(product|og:product|product\.item)$/.test(openGraphType)) return 'product';
-  if (openGraphType === 'article') return 'article';
-  return null;
+  if (/^(product|og:product|product\.item)$/.test(openGraphType)) return declared('product', true);
+  if (openGraphType === 'article') return declared('article', true);
+  return declared(null);
 }
 
 function hasProductEntityWithOffer(entities: JsonObject[]): boolean {

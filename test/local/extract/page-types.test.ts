@@ -82,6 +82,20 @@ test('posts inside a form without controls (a moderation form) stay; a reply for
   t.false(extracted.text.includes('Please be kind'));
 });
 
+test('a thread whose site declares og:type article is still a thread when it has next to no prose of its own', (t) => {
+  const declared = THREAD.replace('<title>', '<meta property="og:type" content="article"><title>');
+  const extracted = extractHtml(declared, 'https://bakers.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [author, , shown, text] of POSTS) {
+    t.true(extracted.text.includes(text));
+    t.regex(extracted.text, new RegExp(`${author}\\s+${shown}`));
+  }
+  // An article that declares itself so keeps its type, with the same posts as its comments.
+  const story = Array.from({ length: 4 }, (_, index) => `<p>${'The bakery on the corner has kept one sourdough culture alive since it opened, feeding it every morning before dawn. '.repeat(2)} Part ${index + 1}.</p>`).join('');
+  const article = declared.replace('<main><h1>Starter stopped rising</h1>', `<main><h1>Starter stopped rising</h1><div class="story">${story}</div>`);
+  t.is(extractHtml(article, 'https://bakers.example/news/starter/').pageType, 'article');
+});
+
 test('a quote of text that is not on the page stays in the post that quotes it', (t) => {
   const quoted = 'Feed the starter at a ratio of one part starter to five parts flour and water when the kitchen is warm.';
   const thread = THREAD.replace('<p>Thank you both!', `<blockquote>${quoted}</blockquote><p>Thank you both!`);

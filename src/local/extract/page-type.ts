@@ -147,6 +147,16 @@ function carriesDate(element: DomElement): boolean {
 }
 
 function isPostLike(element: DomElement): boolean {
+  if (hasPostMarkup(element)) return true;
+  // In a threaded discussion each item is a post followed by its replies: the post is its first
+  // child with content (an empty fold toggle may stand before it).
+  for (let child = element.firstElementChild; child; child = child.nextElementSibling) {
+    if (child.firstChild !== null) return hasPostMarkup(child);
+  }
+  return false;
+}
+
+function hasPostMarkup(element: DomElement): boolean {
   if (/Comment|Answer|Question|DiscussionForumPosting/.test(element.getAttribute('itemtype') ?? '')) return true;
   return markupWords(element).some((word) => POST_WORDS.has(word));
 }

@@ -96,6 +96,30 @@ test('a thread whose site declares og:type article is still a thread when it has
   t.is(extractHtml(article, 'https://bakers.example/news/starter/').pageType, 'article');
 });
 
+test('a threaded discussion, each item a fold toggle, its comment and the replies under it, is a thread', (t) => {
+  const comments = [
+    ['ana', '2024-08-12T11:00:00Z', 'The goals read well, but I would like to see how progress on each one is reported during the year.'],
+    ['bo', '2024-08-12T12:30:00Z', 'There is a tracking page for each goal, updated monthly by its owner, linked from the blog post itself.'],
+    ['cy', '2024-08-13T09:10:00Z', 'Monthly updates are a good start; a short summary at the end of each half would help outsiders a lot.'],
+  ] as const;
+  const item = ([name, iso, text]: (typeof comments)[number], index: number) => `<li class="subtree">
+    <input id="fold-${index}" class="fold" type="checkbox">
+    <div class="comment" id="c-${index}"><div class="details"><a href="/~${name}">${name}</a>
+      <time datetime="${iso}">${iso.slice(0, 10)}</time></div><div class="comment-text"><p>${text}</p></div></div>
+    <ol class="replies"></ol></li>`;
+  const html = page(
+    '<meta property="og:type" content="article"><title>Project goals for 2024 | Links</title>',
+    `<main><div class="story"><a href="https://blog.example/goals">Project goals for 2024</a> <span>blog.example</span></div>
+     <ol class="thread">${comments.map(item).join('')}</ol></main>`,
+  );
+  const extracted = extractHtml(html, 'https://links.example/s/abc123/project_goals_for_2024');
+  t.is(extracted.pageType, 'forum');
+  for (const [name, , text] of comments) {
+    t.true(extracted.text.includes(text), `comment of ${name} kept`);
+    t.true(extracted.text.includes(name));
+  }
+});
+
 test('a quote of text that is not on the page stays in the post that quotes it', (t) => {
   const quoted = 'Feed the starter at a ratio of one part starter to five parts flour and water when the kitchen is warm.';
   const thread = THREAD.replace('<p>Thank you both!', `<blockquote>${quoted}</blockquote><p>Thank you both!`);

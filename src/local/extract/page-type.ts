@@ -75,8 +75,13 @@ function readStructure(body: DomElement): Structure {
   return { measures, pageText, groups, prose, thread: { posts, postProse, proseOutside: prose - postProse } };
 }
 
-/** At most this much prose outside the posts: the thread is the page, not the comments under an article. */
-const MAX_PROSE_BESIDE_BARE_THREAD = 500;
+/**
+ * At most this much prose outside the posts (a title, a link's summary): the thread is the page. A
+ * blog's short post of a few sentences with its comments is still an article (500 took one such
+ * "open thread" post on Zyte's article pages for a thread, and its text was lost; the tune half gave
+ * the same from 250 to 800).
+ */
+const MAX_PROSE_BESIDE_BARE_THREAD = 250;
 
 function isBareThread({ thread }: Structure): boolean {
   return thread !== null && thread.proseOutside <= MAX_PROSE_BESIDE_BARE_THREAD;

@@ -54,18 +54,24 @@ type MetaName = readonly [(typeof META_ATTRIBUTES)[number], string];
  */
 class MetaTags {
   private readonly byName = new Map<string, DomElement[]>();
+  /** Every element with an itemprop (meta tags included), by its lower-case value, in document order. */
+  private readonly byItemprop = new Map<string, DomElement[]>();
 
   constructor(document: DomDocument) {
-    for (const element of document.querySelectorAll('meta')) {
+    for (const element of document.querySelectorAll('meta, [itemprop]')) {
+      const itemprop = element.getAttribute('itemprop');
+      if (itemprop !== null) pushTo(this.byItemprop, itemprop.toLowerCase(), element);
+      if (element.localName !== 'meta') continue;
       for (const attribute of META_ATTRIBUTES) {
         const value = element.getAttribute(attribute);
-        if (value === null) continue;
-        const key = `${attribute}=${value.toLowerCase()}`;
-        const elements = this.byName.get(key);
-        if (elements) elements.push(element);
-        else this.byName.set(key, [element]);
+        if (value !== null) pushTo(this.byName, `${attribute}=${value.toLowerCase()}`, element);
       }
     }
+  }
+
+  /** Elements whose itemprop is `name` (as `[itemprop="name" i]` matches), in document order. */
+  itemprop(name: string): readonly DomElement[] {
+    return this.byItemprop.get(name.toLowerCase()) ?? [];
   }
 
   elements([attribute, value]: MetaName): readonly DomElement[] {
@@ -82,6 +88,29 @@ class MetaTags {
     }
     return null;
   }
+}
+
+function pushTo(map: Map<string, DomElement[]>, key: string, element: DomElement): void {
+  const elements = map.get(key);
+  if (elements) elements.push(element);
+  else map.set(key, [element]);
+}
+
+/** The first non-empty content of the elements. */
+function firstContentOf(elements: Iterable<DomElement>): string | null {
+  for (const element of elements) {
+    const content = contentOf(element);
+    if (content) return content;
+  }
+  return null;
+}
+
+/** Inside an element whose itemprop is `name` (the descendant combinator of `[itemprop="author" i] [itemprop="name" i]`). */
+function hasItempropAncestor(element: DomElement, name: string): boolean {
+  for (let ancestor = element.parentElement; ancestor; ancestor = ancestor.parentElement) {
+    if (ancestor.getAttribute('itemprop')?.toLowerCase() === name) return true;
+  }
+  return false;
 }
 
 function contentOf(element: DomElement): string {
@@ -194,7 +223,9 @@ function findAuthor(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags
   const author =
     (structured.length ? [...new Set(structured)].join(', ') : null) ??
     meta.content([['name', 'author'], ['property', 'article:author'], ['name', 'dc.creator']]) ??
-    firstContent(document, ['[itemprop="author" i] [itemprop="name" i]', '[itemprop="author" i]', 'a[rel="author" i]']);
+    firstContentOf(meta.itemprop('name').filter((element) => hasItempropAncestor(element, 'author'))) ??
+    firstContentOf(meta.itemprop('author')) ??
+    firstContent(document, ['a[rel="author" i]']);
   // article:author is often a profile URL rather than a name.
   if (!author || author.length > MAX_AUTHOR_LENGTH || /^https?:\/\//i.test(author)) return null;
   return decodeEntities(document, author);
@@ -223,27 +254,28 @@ const PUBLISHED_META_NAMES: readonly MetaName[] = [
   ['name', 'citation_publication_date'],
   ['name', 'citation_date'],
 ];
-/** Microdata outside <meta>: <time itemprop=datePublished datetime=…> or a content attribute. */
-const PUBLISHED_MICRODATA_SELECTORS = ['[itemprop="datePublished" i][datetime]', '[itemprop="datePublished" i][content]'];
+/** Microdata outside <meta>: <time itemprop=datePublished datetime=…>, or a content attribute. */
+const PUBLISHED_MICRODATA_ATTRIBUTES = ['datetime', 'content'];
 
 function findDatePublished(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string): string | null {
   const structured =
     firstString(jsonLd.articles, ['datePublished', 'dateCreated']) ?? firstString(jsonLd.pages, ['datePublished', 'uploadDate', 'startDate']);
   return (
     parseDate(structured) ??
-    firstParsableMetaDate(document, meta) ??
+    firstParsableMetaDate(meta) ??
     dateFromTimeElements(document) ??
     dateFromUrl(pageUrl)
   );
 }
 
-function firstParsableMetaDate(document: DomDocument, meta: MetaTags): string | null {
+function firstParsableMetaDate(meta: MetaTags): string | null {
   for (const name of PUBLISHED_META_NAMES) {
     const date = firstDate(meta.elements(name));
     if (date) return date;
   }
-  for (const selector of PUBLISHED_MICRODATA_SELECTORS) {
-    const date = firstDate(document.querySelectorAll(selector));
+  const published = meta.itemprop('datePublished');
+  for (const attribute of PUBLISHED_MICRODATA_ATTRIBUTES) {
+    const date = firstDate(published.filter((element) => element.hasAttribute(attribute)));
     if (date) return date;
   }
   return null;

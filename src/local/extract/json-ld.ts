@@ -22,7 +22,9 @@ export function parseJsonLenient(source: string): unknown {
 /** The parsed content of every JSON-LD script of the page, unparsable ones left out. */
 export function readJsonLdScripts(document: DomDocument): unknown[] {
   const parsed: unknown[] = [];
-  for (const script of document.querySelectorAll('script[type="application/ld+json" i]')) {
+  // By tag, then type (as `script[type="application/ld+json" i]` matches): a bare tag name is a set lookup in linkedom.
+  for (const script of document.querySelectorAll('script')) {
+    if (script.getAttribute('type')?.toLowerCase() !== 'application/ld+json') continue;
     const value = parseJsonLenient(script.textContent ?? '');
     if (value !== undefined) parsed.push(value);
   }

@@ -368,9 +368,10 @@ export function toLanguageTag(value: string | null | undefined): string | null {
 }
 
 function findCanonicalUrl(document: DomDocument, pageUrl: string): string | null {
-  for (const link of document.querySelectorAll('link[rel][href]')) {
-    const relations = (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
-    if (!relations.includes('canonical')) continue;
+  // By tag, then attributes: linkedom matches a bare tag name by a set lookup, attribute selectors through css-select.
+  for (const link of document.querySelectorAll('link')) {
+    const rel = link.getAttribute('rel');
+    if (rel === null || !link.hasAttribute('href') || !rel.toLowerCase().split(/\s+/).includes('canonical')) continue;
     try {
       const resolved = new URL(link.getAttribute('href') ?? '', pageUrl);
       if (resolved.protocol === 'http:' || resolved.protocol === 'https:') return resolved.href;

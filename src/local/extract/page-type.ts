@@ -21,6 +21,28 @@ const ARTICLE_SCHEMA_TYPES = /(Article|BlogPosting|Report|Review|Recipe|HowTo)$/
 
 /** Chrome whose text says nothing about the page's type. */
 const CHROME = 'nav, aside, footer, header, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+const CHROME_TAGS = new Set(['nav', 'aside', 'footer', 'header']);
+const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary']);
+
+function isChrome(element: DomElement): boolean {
+  if (CHROME_TAGS.has(element.localName.toLowerCase())) return true;
+  const role = element.getAttribute('role');
+  return role !== null && CHROME_ROLES.has(role);
+}
+
+/** The chrome elements not inside other chrome, in document order: one walk that stops at each. */
+function outermostChrome(root: DomElement): DomElement[] {
+  const found: DomElement[] = [];
+  const visit = (element: DomElement): void => {
+    for (let child = element.firstElementChild; child; child = child.nextElementSibling) {
+      if (isChrome(child)) found.push(child);
+      // As querySelectorAll does, a template's content is not searched.
+      else if (child.localName.toLowerCase() !== 'template') visit(child);
+    }
+  };
+  visit(root);
+  return found;
+}
 
 export interface PageTypeSignals {
   document: DomDocument;
@@ -62,9 +84,7 @@ interface Structure {
 
 function readStructure(body: DomElement): Structure {
   const measures = measureText(body);
-  const chromeText = [...body.querySelectorAll(CHROME)]
-    .filter((element) => element.parentElement?.closest(CHROME) == null)
-    .reduce((sum, element) => sum + (measures.get(element)?.text ?? 0), 0);
+  const chromeText = outermostChrome(body).reduce((sum, element) => sum + (measures.get(element)?.text ?? 0), 0);
   const pageText = Math.max(1, (measures.get(body)?.text ?? 0) - chromeText);
   const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !group.members[0]!.closest(CHROME));
   const prose = proseLength(body);

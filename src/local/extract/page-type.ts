@@ -19,8 +19,7 @@ const LISTING_SCHEMA_TYPES = new Set(['CollectionPage', 'SearchResultsPage', 'It
 const DOCUMENTATION_SCHEMA_TYPES = new Set(['TechArticle', 'APIReference', 'SoftwareSourceCode']);
 const ARTICLE_SCHEMA_TYPES = /(Article|BlogPosting|Report|Review|Recipe|HowTo)$/;
 
-/** Chrome whose text says nothing about the page's type. */
-const CHROME = 'nav, aside, footer, header, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+/** Chrome whose text says nothing about the page's type: these tags, and these ARIA roles. */
 const CHROME_TAGS = new Set(['nav', 'aside', 'footer', 'header']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary']);
 
@@ -28,6 +27,12 @@ function isChrome(element: DomElement): boolean {
   if (CHROME_TAGS.has(element.localName.toLowerCase())) return true;
   const role = element.getAttribute('role');
   return role !== null && CHROME_ROLES.has(role);
+}
+
+/** The element is chrome or inside it. */
+function isInChrome(element: DomElement): boolean {
+  for (let current: DomElement | null = element; current; current = current.parentElement) if (isChrome(current)) return true;
+  return false;
 }
 
 /** The chrome elements not inside other chrome, in document order: one walk that stops at each. */
@@ -86,7 +91,7 @@ function readStructure(body: DomElement): Structure {
   const measures = measureText(body);
   const chromeText = outermostChrome(body).reduce((sum, element) => sum + (measures.get(element)?.text ?? 0), 0);
   const pageText = Math.max(1, (measures.get(body)?.text ?? 0) - chromeText);
-  const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !group.members[0]!.closest(CHROME));
+  const groups = repeatedSiblingGroups(body, measures, 2).filter((group) => !isInChrome(group.members[0]!));
   const prose = proseLength(body);
   const posts = outermost(groups.flatMap((group) => threadPosts(group, measures)));
   const postText = posts.reduce((sum, post) => sum + textOf(post, measures), 0);

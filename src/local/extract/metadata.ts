@@ -81,10 +81,8 @@ class MetaTags {
   /** The first non-empty content of the names, tried in order. */
   content(names: readonly MetaName[]): string | null {
     for (const name of names) {
-      for (const element of this.elements(name)) {
-        const content = contentOf(element);
-        if (content) return content;
-      }
+      const content = firstContentOf(this.elements(name));
+      if (content) return content;
     }
     return null;
   }
@@ -148,17 +146,6 @@ function firstString(objects: JsonObject[], keys: string[]): string | null {
 
 // ---------------------------------------------------------------------------------------------
 // Title
-
-/** The first non-empty content of elements that are not meta tags (microdata, links). */
-function firstContent(document: DomDocument, selectors: string[]): string | null {
-  for (const selector of selectors) {
-    for (const element of document.querySelectorAll(selector)) {
-      const content = contentOf(element);
-      if (content) return content;
-    }
-  }
-  return null;
-}
 
 /**
  * JSON-LD strings are not HTML, yet publishers often leave entities (&#8217;) and even tags in them;
@@ -225,7 +212,7 @@ function findAuthor(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags
     meta.content([['name', 'author'], ['property', 'article:author'], ['name', 'dc.creator']]) ??
     firstContentOf(meta.itemprop('name').filter((element) => hasItempropAncestor(element, 'author'))) ??
     firstContentOf(meta.itemprop('author')) ??
-    firstContent(document, ['a[rel="author" i]']);
+    firstContentOf(document.querySelectorAll('a[rel="author" i]'));
   // article:author is often a profile URL rather than a name.
   if (!author || author.length > MAX_AUTHOR_LENGTH || /^https?:\/\//i.test(author)) return null;
   return decodeEntities(document, author);

@@ -92,6 +92,13 @@ export async function runBatch(inputs: readonly string[], options: BatchOptions)
 
   const window: Promise<Record<string, unknown>>[] = [];
   const inFlight = options.workers * IN_FLIGHT_PER_WORKER;
+  // The loop running dry mid-batch would be a bug (Node then exits 13 with no summary); say where
+  // the batch stood, so that the report shows it.
+  const ranDry = () => {
+    progress?.clear();
+    options.log.write(`extract: internal error: nothing left to wait for with ${window.length} pages unfinished (${pool.describe()})\n`);
+  };
+  process.once('beforeExit', ranDry);
   try {
     for await (const input of expandInputs(inputs)) {
       if (summary.outputError !== null) break;
@@ -102,6 +109,7 @@ export async function runBatch(inputs: readonly string[], options: BatchOptions)
   } finally {
     summary.timeouts = pool.timeouts;
     await pool.close();
+    process.off('beforeExit', ranDry);
   }
 
   const seconds = (performance.now() - started) / 1000;

@@ -64,6 +64,8 @@ export class ExtractorPool {
   private readonly queue: PendingTask[] = [];
   private nextTaskId = 1;
   private closed = false;
+  /** Whether the workers are ref'd: see holdProcessWhileOwing. */
+  private holdingProcess = true;
   /** Pages that hit the time limit since the pool started. */
   timeouts = 0;
 
@@ -120,25 +122,47 @@ export class ExtractorPool {
     }
     const wanted = Math.min(this.queue.length - starting, this.size - this.workers.size);
     for (let count = 0; count < wanted; count += 1) this.spawn();
+    this.holdProcessWhileOwing();
+  }
+
+  /**
+   * The pool keeps the process alive exactly while it owes an answer (a task queued or running),
+   * and never once it is idle. Decided for the pool as a whole, after every change, rather than per
+   * worker as each finishes: a worker's ref is then never dropped while another's task is pending.
+   */
+  private holdProcessWhileOwing(): void {
+    const owing = this.queue.length > 0 || [...this.workers].some((worker) => worker.busyWith !== null);
+    if (owing === this.holdingProcess) return;
+    this.holdingProcess = owing;
+    for (const worker of this.workers) {
+      if (owing) worker.thread.ref();
+      else worker.thread.unref();
+    }
+  }
+
+  /** Counts for a diagnostic: tasks waiting, and workers starting, busy and idle. */
+  describe(): string {
+    const workers = [...this.workers];
+    const busy = workers.filter((worker) => worker.busyWith !== null).length;
+    const starting = workers.filter((worker) => !worker.ready).length;
+    return `${this.queue.length} queued, ${starting} workers starting, ${busy} busy, ${workers.length - busy - starting} idle`;
   }
 
   private run(worker: PoolWorker, task: PendingTask): void {
     const id = this.nextTaskId++;
     const timer = setTimeout(() => this.timeOut(worker), this.timeLimitMs);
     worker.busyWith = { id, task, timer };
-    // A busy worker keeps the process alive until its page is done; an idle one does not.
-    worker.thread.ref();
     const message: WorkerTask = { ...task.input, id };
     worker.thread.postMessage(message);
   }
 
   private spawn(): void {
+    // A new thread is ref'd; spawn is only called for queued work, which holds the process anyway.
     const worker: PoolWorker = { thread: new Worker(WORKER_SCRIPT), ready: false, busyWith: null };
     worker.thread.on('message', (reply: WorkerReply) => {
       if ('ready' in reply) {
         worker.ready = true;
         this.dispatch();
-        this.unrefIfIdle(worker);
       } else {
         this.finish(worker, reply);
       }
@@ -146,11 +170,6 @@ export class ExtractorPool {
     worker.thread.on('error', (error) => this.fail(worker, error));
     worker.thread.on('exit', (code) => this.fail(worker, new Error(`extractor worker exited with code ${code}`)));
     this.workers.add(worker);
-  }
-
-  /** An idle worker must not keep the process alive once nothing else does. */
-  private unrefIfIdle(worker: PoolWorker): void {
-    if (!worker.busyWith) worker.thread.unref();
   }
 
   private finish(worker: PoolWorker, reply: TaskReply): void {
@@ -161,7 +180,6 @@ export class ExtractorPool {
     if ('page' in reply) current.task.resolve(reply.page);
     else current.task.reject(new Error(`extraction failed: ${reply.error}`));
     this.dispatch();
-    this.unrefIfIdle(worker);
   }
 
   private timeOut(worker: PoolWorker): void {
@@ -187,6 +205,7 @@ export class ExtractorPool {
       // A worker that cannot even start will not start next time either: fail what waits rather
       // than respawn in a loop.
       for (const task of this.queue.splice(0)) task.reject(error);
+      this.holdProcessWhileOwing();
       return;
     }
     this.dispatch();

@@ -1,4 +1,8 @@
 import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ExtractorPool, extractHtml } from '../../../src/local/extract/index.js';
 import { buildPdf } from './pdf-fixture.js';
 
@@ -47,4 +51,30 @@ test('a closed pool refuses work', async (t) => {
   const pool = new ExtractorPool({ size: 1 });
   await pool.close();
   await t.throwsAsync(pool.extractHtml(ARTICLE, 'https://city.example/bridge'), { message: /closed/ });
+});
+
+test('a process is held while the pool owes a page, and let go once it is idle, without close()', async (t) => {
+  // In a child: pages submitted in waves (so workers go idle and are given work again); the pool is
+  // never closed. Every page must come back, then the process must end by itself with code 0 (13
+  // would mean the event loop ran dry while a page was still owed).
+  const poolModule = new URL('../../../src/local/extract/index.js', import.meta.url).href;
+  const script = `
+    import { ExtractorPool } from ${JSON.stringify(poolModule)};
+    const pool = new ExtractorPool({ size: 2 });
+    const html = ${JSON.stringify(ARTICLE)};
+    let done = 0;
+    for (let wave = 0; wave < 4; wave += 1) {
+      const pages = await Promise.all(Array.from({ length: wave + 1 }, () => pool.extractHtml(html, 'https://city.example/bridge')));
+      done += pages.filter((page) => page.text.includes('bridge reopened')).length;
+      await new Promise((resolve) => setTimeout(resolve, 20 * wave));
+    }
+    process.stdout.write(String(done));
+  `;
+  const file = join(mkdtempSync(join(tmpdir(), 'searchgate-pool-')), 'owed.mjs');
+  writeFileSync(file, script);
+  const child = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
+  t.is(child.stderr, '');
+  t.is(child.stdout, '10');
+  t.is(child.status, 0);
+  t.is(child.signal, null, 'it ended by itself, not by the timeout');
 });

@@ -14,6 +14,7 @@ export interface DomNode {
   readonly nextSibling: DomNode | null;
   readonly childNodes: ArrayLike<DomNode> & Iterable<DomNode>;
   remove(): void;
+  appendChild(node: DomNode): DomNode;
 }
 
 export interface DomElement extends DomNode {
@@ -71,4 +72,56 @@ export const CJK_CHARACTER = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Kat
 /** Collapses runs of whitespace (including non-breaking spaces) to one space and trims. */
 export function normalizeSpace(text: string | null | undefined): string {
   return (text ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
+}
+
+/**
+ * A line of a highlighted code block: Shiki's `span.line`, Expressive Code's `.ec-line`,
+ * prism-react-renderer's `.token-line`, and the like.
+ */
+const CODE_LINE_CLASS = /(?:^|[\s-])line(?:\s|$)/;
+/** Elements that a browser lays out as lines of their own, inside <pre> as anywhere. */
+const BLOCK_IN_CODE = new Set(['DIV', 'P', 'LI', 'TR', 'TABLE', 'UL', 'OL', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
+
+const isCodeLine = (element: DomElement) => BLOCK_IN_CODE.has(element.tagName) || CODE_LINE_CLASS.test(element.getAttribute('class') ?? '');
+
+/**
+ * Code highlighters that wrap each line in an element of their own often leave out the newline
+ * between lines and let CSS (`display: block`) draw it. As text, such a block's lines run together
+ * ("npm install xcd project"), or (div lines) come out a blank line apart; as markdown, a fenced
+ * block is the code's textContent, all on one line. Such a block is rewritten as its plain text, one
+ * line per line element; blocks of plain text with newlines are left as they are.
+ */
+export function separateCodeLines(document: DomDocument, html: string): void {
+  if (!html.includes('<pre')) return;
+  for (const pre of document.querySelectorAll('pre')) {
+    // The code element when there is one: what sits beside it in the <pre> (a copy button, a
+    // caption) is left for the boilerplate rules to judge.
+    const holder = pre.querySelector('code') ?? pre;
+    if (!holder.firstElementChild || ![...holder.querySelectorAll('*')].some(isCodeLine)) continue;
+    const parts: string[] = [];
+    appendCodeText(holder, parts);
+    while (holder.firstChild) holder.firstChild.remove();
+    holder.appendChild(document.createTextNode(parts.join('').replace(/\n$/, '')));
+  }
+}
+
+function appendCodeText(node: DomNode, parts: string[]): void {
+  const atLineStart = () => parts.length === 0 || parts[parts.length - 1]!.endsWith('\n');
+  for (let child = node.firstChild; child !== null; child = child.nextSibling) {
+    if (child.nodeType === TEXT_NODE) {
+      parts.push(child.textContent ?? '');
+      continue;
+    }
+    if (child.nodeType !== ELEMENT_NODE) continue;
+    const element = child as DomElement;
+    if (element.tagName === 'BR') {
+      parts.push('\n');
+      continue;
+    }
+    if (element.tagName === 'BUTTON') continue;
+    const line = isCodeLine(element);
+    if (line && !atLineStart()) parts.push('\n');
+    appendCodeText(element, parts);
+    if (line && !atLineStart()) parts.push('\n');
+  }
 }

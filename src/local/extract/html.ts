@@ -13,7 +13,7 @@ import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
 import { removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
-import { TEXT_NODE, normalizeSpace, parseDocument, type DomDocument, type DomElement } from './dom.js';
+import { TEXT_NODE, normalizeSpace, parseDocument, separateCodeLines, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
@@ -59,6 +59,7 @@ export interface HtmlExtractionOptions {
 
 export function extractHtml(html: string, url: string, options: HtmlExtractionOptions = {}): ExtractedPage {
   const document = parseDocument(html);
+  separateCodeLines(document, html);
   const jsonLd = readJsonLdScripts(document);
   const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
@@ -228,6 +229,7 @@ function removeRepeatedQuotes(region: DomElement): void {
 
 function parseVisibleDocument(html: string): DomDocument {
   const document = parseDocument(html);
+  separateCodeLines(document, html);
   revealNoscriptContent(document);
   return document;
 }

@@ -286,6 +286,27 @@ test('a documentation page keeps its code blocks and its table, and renders them
   t.notRegex(markdown, /Install/);
 });
 
+test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {
+  // Shiki's span.line and Expressive Code's div.ec-line, with the newlines left to CSS: as text the
+  // lines would run together ("…my-appcd my-app").
+  const highlighted = page(
+    '<title>Getting started — Bundler docs</title>',
+    `<main><article><h1>Getting started</h1>
+     <p>Create a project with the starter, then move into its folder and install the dependencies it lists.</p>
+     <pre class="shiki"><code><span class="line"><span style="color:red">npm</span><span> create bundler my-app</span></span><span class="line"><span>cd my-app</span></span><span class="line highlighted"><span>npm install</span></span></code></pre>
+     <p>The configuration file sits at the root of the project; its defaults suit most applications.</p>
+     <pre><code><div class="ec-line"><div class="code">export default {</div></div><div class="ec-line"><div class="code">  entry: 'src/main.ts',</div></div><div class="ec-line"><div class="code">}</div></div></code></pre>
+     <p>Run the development server and open the address it prints to see the application reload on every change.</p>
+     <pre><code>one line\nand another</code></pre></article></main>`,
+  );
+  const extracted = extractHtml(highlighted, 'https://bundler.example/docs/start', { markdown: true });
+  t.regex(extracted.text, /npm create bundler my-app\ncd my-app\nnpm install/);
+  t.regex(extracted.text, /export default \{\n {2}entry: 'src\/main\.ts',\n\}/);
+  t.regex(extracted.text, /one line\nand another/);
+  t.notRegex(extracted.text, /\n\n\n/);
+  t.regex(extracted.markdown ?? '', /```\nnpm create bundler my-app\ncd my-app\nnpm install\n```/);
+});
+
 test('markdown is only rendered when asked for, and a table without a header row stays a table', (t) => {
   t.is(extractHtml(DOCUMENTATION, 'https://client.example/docs/retries').markdown, undefined);
   const markdown = extractHtml(PRODUCT, 'https://kitchen.example/p/bg-54', { markdown: true }).markdown ?? '';

@@ -54,6 +54,8 @@ interface PoolWorker {
 }
 
 const WORKER_SCRIPT = new URL('./worker.js', import.meta.url);
+/** Longest close() waits for one worker thread to stop. */
+const RETIRE_WAIT_MS = 2000;
 
 export class ExtractorPool {
   private readonly size: number;
@@ -213,6 +215,15 @@ export class ExtractorPool {
 
   private async retire(worker: PoolWorker): Promise<void> {
     this.workers.delete(worker);
-    await worker.thread.terminate();
+    // terminate() resolves on the thread's 'exit'. The wait is bounded by a timer, which also holds
+    // the event loop meanwhile: a thread slow to stop (or an exit that never reaches this side)
+    // cannot stall close(), nor let the loop run dry under a caller's await. Exiting the process
+    // ends a thread still stopping.
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, RETIRE_WAIT_MS);
+    });
+    await Promise.race([worker.thread.terminate(), bounded]);
+    clearTimeout(timer);
   }
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExtractorPool, extractHtml } from '../../../src/local/extract/index.js';
@@ -70,7 +70,9 @@ test('a process is held while the pool owes a page, and let go once it is idle, 
     }
     process.stdout.write(String(done));
   `;
-  const file = join(mkdtempSync(join(tmpdir(), 'searchgate-pool-')), 'owed.mjs');
+  const directory = mkdtempSync(join(tmpdir(), 'searchgate-pool-'));
+  t.teardown(() => rmSync(directory, { recursive: true, force: true }));
+  const file = join(directory, 'owed.mjs');
   writeFileSync(file, script);
   const child = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
   t.is(child.stderr, '');

@@ -58,8 +58,7 @@ export interface HtmlExtractionOptions {
 }
 
 export function extractHtml(html: string, url: string, options: HtmlExtractionOptions = {}): ExtractedPage {
-  const document = parseDocument(html);
-  separateCodeLines(document, html);
+  const document = parsePage(html);
   const jsonLd = readJsonLdScripts(document);
   const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
@@ -227,9 +226,15 @@ function removeRepeatedQuotes(region: DomElement): void {
   }
 }
 
-function parseVisibleDocument(html: string): DomDocument {
+/** The page as every extraction path reads it: parsed, with highlighted code lines apart. */
+function parsePage(html: string): DomDocument {
   const document = parseDocument(html);
   separateCodeLines(document, html);
+  return document;
+}
+
+function parseVisibleDocument(html: string): DomDocument {
+  const document = parsePage(html);
   revealNoscriptContent(document);
   return document;
 }

@@ -56,6 +56,13 @@ export const webSearchRequestSchema = {
               default: DEFAULT_MAX_CHARACTERS,
               description: 'Per-result cap on text, in Unicode code points.',
             },
+            format: {
+              type: 'string',
+              enum: ['text', 'markdown'],
+              default: 'text',
+              description:
+                'Extension: "markdown" gives each page\'s main text as markdown (headings, lists, tables, code fences) where the page is fetched and extracted for the request, or a content provider renders it (Firecrawl, Jina Reader, Tavily Extract); a page the content chain has only as plain text (one the local index holds, a provider without markdown) comes as plain text.',
+            },
           },
         },
       },

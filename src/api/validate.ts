@@ -28,10 +28,20 @@ export interface WebSearchRequest {
   includeDomains: string[];
   excludeDomains: string[];
   /** null in snippet mode. */
-  text: { maxCharacters: number } | null;
+  text: TextMode | null;
   summary: boolean;
   /** BCP 47 tag, or null for the upstream's default. */
   language: string | null;
+}
+
+/** How page text is rendered: plain text, or markdown where the page's markup is at hand. */
+export type TextFormat = 'text' | 'markdown';
+
+export interface TextMode {
+  /** Per-result cap, in Unicode code points. */
+  maxCharacters: number;
+  /** Absent: plain text (the dialects' text, R7 of the dialect spec). */
+  format?: TextFormat;
 }
 
 export interface RerankRequest {
@@ -129,7 +139,7 @@ export class RequestValidator {
       freshness?: string;
       includeDomains?: string[];
       excludeDomains?: string[];
-      contents?: { text?: boolean | { max_characters?: number } };
+      contents?: { text?: boolean | { max_characters?: number; format?: TextFormat } };
       summary?: boolean;
       language?: string;
     };
@@ -141,10 +151,7 @@ export class RequestValidator {
       freshness: parseFreshness(input.freshness ?? 'noLimit'),
       includeDomains: normalizeDomains(input.includeDomains),
       excludeDomains: normalizeDomains(input.excludeDomains),
-      text:
-        textOption === false
-          ? null
-          : { maxCharacters: (textOption === true ? undefined : textOption.max_characters) ?? DEFAULT_MAX_CHARACTERS },
+      text: textOption === false ? null : textModeOf(textOption),
       summary: input.summary ?? false,
       language: input.language ?? null,
     };
@@ -218,4 +225,12 @@ export function responseValidators(ajv: Ajv2020) {
     rerank: ajv.compile(rerankResponseSchema),
     error: ajv.compile(errorBodySchema),
   };
+}
+
+/** The text option of /v1: true, or an object with a cap and a format, each defaulted. */
+function textModeOf(option: true | { max_characters?: number; format?: TextFormat }): TextMode {
+  if (option === true) return { maxCharacters: DEFAULT_MAX_CHARACTERS };
+  const mode: TextMode = { maxCharacters: option.max_characters ?? DEFAULT_MAX_CHARACTERS };
+  if (option.format === 'markdown') mode.format = 'markdown';
+  return mode;
 }

@@ -43,14 +43,20 @@ export class ContentFiller {
     private readonly logger: Logger,
   ) {}
 
-  async fill(results: ProviderSearchResult[], maxCharacters: number, deadline: Deadline): Promise<void> {
-    const missing = results.filter((result) => !result.text);
+  /**
+   * Text for the results that have none; with `markdown`, markdown for every result too, since an
+   * upstream's own text is plain. A result whose page has no markdown keeps its plain text.
+   */
+  async fill(results: ProviderSearchResult[], maxCharacters: number, deadline: Deadline, markdown = false): Promise<void> {
+    const missing = results.filter((result) => !result.text || (markdown && !result.markdown));
     if (missing.length === 0 || this.chain.length === 0) return;
     // Leave a little of the deadline for building the response.
     const budgetMs = Math.min(this.tuning.timeBudgetMs, Math.max(0, deadline.remainingMs() - 50));
     await this.withinBudget(missing, budgetMs, deadline.signal, async (result, signal) => {
-      const fetched = await this.fetchPage(result.url, maxCharacters, signal);
-      if ('page' in fetched) result.text = fetched.page.text;
+      const fetched = await this.fetchPage(result.url, maxCharacters, signal, markdown);
+      if (!('page' in fetched)) return;
+      result.text ||= fetched.page.text;
+      if (fetched.page.markdown) result.markdown = fetched.page.markdown;
     });
   }
 
@@ -103,7 +109,7 @@ export class ContentFiller {
    * telling one any gave: a page's own failure (404, refused address) over a plain "not found", a
    * timeout when the budget ran out.
    */
-  async fetchPage(url: string, maxCharacters: number, signal: AbortSignal): Promise<PageResult> {
+  async fetchPage(url: string, maxCharacters: number, signal: AbortSignal, markdown = false): Promise<PageResult> {
     if (!HTTP_URL.test(url)) return { url, failure: 'error' };
     let failure: PageFailure = { failure: 'not_found' };
     let tried = false;
@@ -114,7 +120,7 @@ export class ContentFiller {
       if (!admission.admitted) continue;
       tried = true;
       try {
-        const page = await this.upstream.once(provider.name, 'content', () => provider.fetchContent(url, { maxCharacters, signal }));
+        const page = await this.upstream.once(provider.name, 'content', () => provider.fetchContent(url, { maxCharacters, markdown, signal }));
         if (isPageFailure(page)) {
           if (failure.failure === 'not_found' && failure.httpStatus === undefined) failure = page;
         } else if (page?.text) {

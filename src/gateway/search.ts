@@ -239,7 +239,7 @@ export class SearchGateway {
     const chosen = ranked.results.slice(request.offset, end);
     if (request.text || request.summary) {
       const maxCharacters = request.text?.maxCharacters ?? SUMMARY_CODE_POINTS;
-      await this.content.fill(chosen, maxCharacters, deadline);
+      await this.content.fill(chosen, maxCharacters, deadline, request.text?.format === 'markdown');
     }
     return {
       provider,
@@ -305,7 +305,8 @@ function shapeResult(result: ProviderSearchResult, request: WebSearchRequest): G
     displayUrl: displayUrl(result.url),
   };
   if (request.text) {
-    if (result.text) shaped.text = truncateCodePoints(result.text, request.text.maxCharacters);
+    const text = (request.text.format === 'markdown' && result.markdown) || result.text;
+    if (text) shaped.text = truncateCodePoints(text, request.text.maxCharacters);
     // Kept for the dialects that show a snippet beside the text (Tavily's content, Exa's highlights); /v1 drops it.
     if (result.snippet) shaped.snippet = result.snippet;
   } else {

@@ -262,6 +262,17 @@ export function plainText(html: unknown): string | null {
   return text === '' ? null : text;
 }
 
+/** Markdown read as text: images dropped, links reduced to their anchor text, reference definitions removed. */
+export function markdownToText(markdown: string): string {
+  return markdown
+    .replace(/!\[[^\]]*\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '')
+    .replace(/\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '$1')
+    .replace(/^ {0,3}\[[^\]]+\]:\s+\S+.*$/gm, '')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
 interface LanguageSubtags {
   language: string;
   /** Title case ("Hant"), or null. */

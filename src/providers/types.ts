@@ -46,6 +46,8 @@ export interface ProviderSearchResult {
   title?: string | null;
   snippet?: string | null;
   text?: string | null;
+  /** The page text as markdown, filled from the content chain when the request asks for markdown. */
+  markdown?: string | null;
   summary?: string | null;
   datePublished?: string | null;
   dateLastCrawled?: string | null;
@@ -78,6 +80,11 @@ export interface SearchProvider {
 
 export interface PageContent {
   text: string;
+  /**
+   * The same main text as markdown (headings, lists, tables, code fences), when it was asked for
+   * and the provider has the page's markup or its own rendering; absent otherwise.
+   */
+  markdown?: string | null;
   title?: string | null;
   datePublished?: string | null;
 }
@@ -98,10 +105,17 @@ export interface PageFailure {
 
 export const isPageFailure = (value: PageContent | PageFailure | null): value is PageFailure => value !== null && 'failure' in value;
 
+export interface ContentCall {
+  maxCharacters: number;
+  /** Whether the caller wants `markdown` beside the text: it costs a rendering, so only on request. */
+  markdown: boolean;
+  signal: AbortSignal;
+}
+
 export interface ContentProvider {
   readonly name: string;
   /** The main text of the page; null when the provider has none for it and does not know why. */
-  fetchContent(url: string, options: { maxCharacters: number; signal: AbortSignal }): Promise<PageContent | PageFailure | null>;
+  fetchContent(url: string, options: ContentCall): Promise<PageContent | PageFailure | null>;
 }
 
 export interface RerankCall {

@@ -72,7 +72,9 @@ export function contentOperation(services: Services, request: ContentRequest, co
           async () => {
             const result = await services.content.fetchPage(url, request.maxCharacters, signal);
             if (!('page' in result)) throw new PageMissing(result);
-            return { ...result, page: { ...result.page, text: truncateCodePoints(result.page.text, request.maxCharacters) } };
+            // Plain text only (the dialects' R7): a page's markdown, when a provider kept one, is not cached here.
+            const { title, datePublished } = result.page;
+            return { ...result, page: { text: truncateCodePoints(result.page.text, request.maxCharacters), title, datePublished } };
           },
         );
         statuses.push(status);
@@ -146,6 +148,7 @@ function searchCacheKey(request: WebSearchRequest, services: Services): string {
       sorted(request.includeDomains),
       sorted(request.excludeDomains),
       request.text?.maxCharacters ?? null,
+      request.text?.format ?? 'text',
       request.summary,
       request.language,
     ]),

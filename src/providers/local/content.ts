@@ -65,7 +65,7 @@ export function createLocalContent(name: string, options: LocalOptions): Content
   };
   const recentPages = new LRUCache<string, PageContent>({
     maxSize: PAGE_CACHE_BYTES,
-    sizeCalculation: (page) => Math.max(1, page.text.length * 2),
+    sizeCalculation: (page) => Math.max(1, (page.text.length + (page.markdown?.length ?? 0)) * 2),
     ttl: PAGE_CACHE_TTL_MS,
   });
   const policy = fetchPolicy({
@@ -85,16 +85,18 @@ export function createLocalContent(name: string, options: LocalOptions): Content
       await closing?.then((opened) => opened.close()).catch(() => {});
       await lease?.release();
     },
-    fetchContent(url, { signal }) {
-      return track(fetchPageContent(url, signal));
+    fetchContent(url, { markdown, signal }) {
+      return track(fetchPageContent(url, markdown, signal));
     },
   };
 
-  async function fetchPageContent(url: string, signal: AbortSignal): Promise<PageContent | PageFailure | null> {
+  async function fetchPageContent(url: string, markdown: boolean, signal: AbortSignal): Promise<PageContent | PageFailure | null> {
     const recent = recentPages.get(url);
-    if (recent) return recent;
+    if (recent && (recent.markdown || !markdown)) return recent;
     const index = await providerIndex(options);
     const stored = await index.get(url);
+    // The index keeps plain text only. Its page is served as that even when markdown is asked for:
+    // fetching it again would make every answer from an offline index wait on the network.
     if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
 
     let fetched: Awaited<ReturnType<typeof safeFetch>>;
@@ -105,12 +107,13 @@ export function createLocalContent(name: string, options: LocalOptions): Content
       throw error;
     }
     if (fetched.status !== 200) return { failure: 'not_found', httpStatus: fetched.status };
-    const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType });
+    const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType }, { markdown });
     const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
     if (!page) return null; // a challenge page or no text: never returned as text
     // Not awaited: embedding and appending take longer than a content budget should wait.
     if (options.addFetchedPages) void track(addToIndex(page)).catch(() => {});
-    const content = { text: page.text, title: page.title, datePublished: page.datePublished };
+    const content: PageContent = { text: page.text, title: page.title, datePublished: page.datePublished };
+    if (extracted.markdown) content.markdown = extracted.markdown;
     recentPages.set(url, content);
     return content;
   }

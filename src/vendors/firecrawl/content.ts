@@ -7,11 +7,12 @@
  *
  * Our text is plain text, Firecrawl's is Markdown: images are dropped and links reduced to their
  * anchor text (a link-heavy page is mostly URLs, which would eat a client's max_characters), while
- * headings and list markers stay, being short and readable.
+ * headings and list markers stay, being short and readable. A request for markdown gets Firecrawl's
+ * own, as it came.
  */
 import { UpstreamError } from '../../providers/errors.js';
 import type { Classify } from '../../providers/http.js';
-import { bearer, expectObject, optionalString, providerOptionsSchema, unlessPageFailed, vendorClient } from '../../providers/shared.js';
+import { bearer, expectObject, markdownToText, optionalString, providerOptionsSchema, unlessPageFailed, vendorClient } from '../../providers/shared.js';
 import type { ContentProvider, PageContent, ProviderType } from '../../providers/types.js';
 
 export interface FirecrawlOptions {
@@ -67,17 +68,6 @@ const classify: Classify = (status, _raw, body) => {
   return undefined;
 };
 
-/** Markdown read as text: images dropped, links reduced to their anchor text, reference definitions removed. */
-function markdownToText(markdown: string): string {
-  return markdown
-    .replace(/!\[[^\]]*\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '')
-    .replace(/\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, '$1')
-    .replace(/^ {0,3}\[[^\]]+\]:\s+\S+.*$/gm, '')
-    .replace(/[ \t]+$/gm, '')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
 /** A metadata value; Firecrawl gives an array when a page repeats a meta tag. */
 function firstString(value: unknown): string | null {
   return optionalString(Array.isArray(value) ? value[0] : value);
@@ -87,7 +77,7 @@ export function createFirecrawlContent(name: string, options: FirecrawlOptions):
   const firecrawl = vendorClient(name, options, { auth: bearer, classify });
   return {
     name,
-    async fetchContent(url, { signal }): Promise<PageContent | null> {
+    async fetchContent(url, { markdown: markdownAsked, signal }): Promise<PageContent | null> {
       const body = await unlessPageFailed(
         (_status, body) => isPageFailure(asFirecrawlError(body)),
         (pageClassify) =>
@@ -118,6 +108,7 @@ export function createFirecrawlContent(name: string, options: FirecrawlOptions):
       if (!text) return null;
       return {
         text,
+        ...(markdownAsked ? { markdown } : {}),
         title: firstString(metadata.title) ?? firstString(metadata.ogTitle),
         datePublished:
           firstString(metadata.publishedTime) ??

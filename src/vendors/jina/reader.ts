@@ -9,7 +9,7 @@
  * problem throws.
  */
 import { UpstreamError } from '../../providers/errors.js';
-import { expectObject, optionalString, unlessPageFailed } from '../../providers/shared.js';
+import { expectObject, markdownToText, optionalString, unlessPageFailed } from '../../providers/shared.js';
 import { jinaClient, readerHeaders, type JinaOptions } from './client.js';
 import type { ContentProvider, PageContent } from '../../providers/types.js';
 
@@ -34,19 +34,28 @@ export function createJinaContent(name: string, options: JinaOptions): ContentPr
   const reader = jinaClient(name, options, options.readerBaseUrl);
   return {
     name,
-    async fetchContent(url, { signal }): Promise<PageContent | null> {
+    async fetchContent(url, { markdown: markdownAsked, signal }): Promise<PageContent | null> {
+      // Markdown is the Reader's `content`; a deployment reading `text` asks for content instead when
+      // a request wants markdown, and reads its text from it.
+      const format = markdownAsked ? 'content' : options.readerFormat;
       const envelope = await unlessPageFailed(
         (status, body) => isPageFailure(status, errorName(body)),
-        (pageClassify) => reader('/', { headers: readerHeaders(options), body: { url }, signal, classify: pageClassify }),
+        (pageClassify) => reader('/', { headers: readerHeaders({ readerFormat: format }), body: { url }, signal, classify: pageClassify }),
       );
       if (!envelope) return null;
       const data = expectObject(name, envelope.data, 'reply data');
       if (typeof data.warning === 'string' && TARGET_ERROR.test(data.warning)) return null;
       if (typeof data.content !== 'string' && typeof data.text !== 'string') throw new UpstreamError(name, 'garbage', 'reply data has neither content nor text');
-      const [asked, other] = options.readerFormat === 'text' ? [data.text, data.content] : [data.content, data.text];
-      const text = optionalString(asked) ?? optionalString(other);
-      if (!text) return null;
-      return { text, title: optionalString(data.title), datePublished: optionalString(data.publishedTime) };
+      const [asked, other] = format === 'text' ? [data.text, data.content] : [data.content, data.text];
+      const read = optionalString(asked) ?? optionalString(other);
+      if (!read) return null;
+      const page: PageContent = { text: read, title: optionalString(data.title), datePublished: optionalString(data.publishedTime) };
+      const markdown = markdownAsked ? optionalString(data.content) : null;
+      if (markdown) {
+        page.markdown = markdown;
+        if (options.readerFormat === 'text') page.text = markdownToText(markdown);
+      }
+      return page;
     },
   };
 }

@@ -2,7 +2,7 @@
  * tavily content: page text through Tavily Extract, POST {baseUrl}/extract {urls, extract_depth,
  * format} with a Bearer key (https://docs.tavily.com/documentation/api-reference/endpoint/extract).
  */
-import { expectArray, objectsOf, optionalString } from '../../providers/shared.js';
+import { expectArray, markdownToText, objectsOf, optionalString } from '../../providers/shared.js';
 import type { ContentProvider, PageContent, PageFailure } from '../../providers/types.js';
 import { tavilyClient, type TavilyOptions } from './client.js';
 import { pageFailureOf, type TavilyExtractRequest } from './wire.js';
@@ -11,8 +11,9 @@ export function createTavilyContent(name: string, options: TavilyOptions): Conte
   const tavily = tavilyClient(name, options);
   return {
     name,
-    async fetchContent(url, { signal }): Promise<PageContent | PageFailure | null> {
-      const body: TavilyExtractRequest = { urls: [url], extract_depth: options.extractDepth, format: options.textFormat };
+    async fetchContent(url, { markdown: markdownAsked, signal }): Promise<PageContent | PageFailure | null> {
+      const format = markdownAsked ? 'markdown' : options.textFormat;
+      const body: TavilyExtractRequest = { urls: [url], extract_depth: options.extractDepth, format };
       const reply = await tavily('/extract', { body, signal });
       const results = objectsOf(expectArray(name, reply.results, 'results'));
       // A URL Tavily could not extract comes back in failed_results of a 200 reply: the page's own
@@ -20,9 +21,11 @@ export function createTavilyContent(name: string, options: TavilyOptions): Conte
       const failed = Array.isArray(reply.failed_results) ? objectsOf(reply.failed_results).find((entry) => entry.url === url) : undefined;
       if (failed) return pageFailureOf(failed.error);
       const page = results.find((result) => result.url === url) ?? results[0];
-      const text = optionalString(page?.raw_content);
-      if (!page || !text) return null;
-      return { text, title: optionalString(page.title) };
+      const raw = optionalString(page?.raw_content);
+      if (!page || !raw) return null;
+      if (!markdownAsked) return { text: raw, title: optionalString(page.title) };
+      // Asked for markdown in place of the deployment's plain text: the text is read from it.
+      return { text: options.textFormat === 'markdown' ? raw : markdownToText(raw), markdown: raw, title: optionalString(page.title) };
     },
   };
 }

@@ -37,6 +37,16 @@ test('POST /v2/scrape for markdown of the main content; links and images become 
   t.deepEqual(request.body, { url: FIRECRAWL_HOME, formats: ['markdown'], onlyMainContent: true, timeout: 28_500 });
 });
 
+test('format "markdown": the text is Firecrawl\'s markdown as it came, links and images included', async (t) => {
+  const { firecrawl, gateway } = await setup(t, [FIRECRAWL_HOME]);
+  const body = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'firecrawl', contents: { text: { format: 'markdown' } } }));
+  const text: string = (body.data.webPages.value[0] as any).text;
+  t.true(text.startsWith('Launch Week I is here! [See our Day 2 Release 🚀](https://www.firecrawl.dev/blog/launch-week-i-day-2-doubled-rate-limits)'), text);
+  t.true(text.includes('[![Firecrawl logo](https://www.firecrawl.dev/logo.png)](https://www.firecrawl.dev/)'));
+  t.true(text.includes('- [Docs](https://docs.firecrawl.dev)'));
+  t.deepEqual(firecrawl.requests[0]!.body.formats, ['markdown']);
+});
+
 test('onlyMainContent and the scrape timeout follow the config; without a key the call is keyless', async (t) => {
   const { firecrawl, gateway } = await setup(t, [FIRECRAWL_HOME], { apiKey: undefined, onlyMainContent: false, timeoutMs: 5_000 });
   const body = await expectSearchOk(t, await searchWithText(gateway));

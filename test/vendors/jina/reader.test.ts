@@ -51,6 +51,19 @@ test('text mode fills page text from the Reader: POST r.jina.ai/ {url}, main con
   t.is(request.headers['x-return-format'], undefined);
 });
 
+test('format "markdown": a deployment reading innerText asks the Reader for its markdown content for that request', async (t) => {
+  const { jina, gateway } = await setup(t, [ARTICLE], { readerFormat: 'text' });
+  const body = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'page text', contents: { text: { format: 'markdown' } } }));
+  t.is((body.data.webPages.value[0] as any).text, '# How page text is filled\n\nThe gateway asks the Reader for pages without text.');
+  t.is(jina.requests[0]!.headers['x-return-format'], undefined);
+  t.is(jina.requests[0]!.headers['x-md-link-style'], 'discarded');
+
+  // A plain request still reads innerText.
+  const plain = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'page text', contents: { text: true } }));
+  t.is((plain.data.webPages.value[0] as any).text, INNER_TEXT);
+  t.is(jina.requests[1]!.headers['x-return-format'], 'text');
+});
+
 test('without a key the Reader is called anonymously; readerFormat text asks for innerText', async (t) => {
   const { jina, gateway } = await setup(t, [ARTICLE], { apiKey: undefined, readerFormat: 'text' });
   const body = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'page text', contents: { text: { max_characters: 40 } } }));

@@ -49,6 +49,13 @@ test('text mode: page text from POST /extract; a failed_results page keeps its r
   t.is(await upstreamCalls(gateway, 'tavily-pages', 'content', 'success'), 3);
 });
 
+test('format "markdown": /extract is asked for markdown whatever the configured format, and its raw content is the text', async (t) => {
+  const { tavily, gateway } = await setup(t);
+  const body = await expectSearchOk(t, await gateway.post('/v1/web-search', { ...textSearch, contents: { text: { max_characters: 50, format: 'markdown' } } }));
+  for (const request of tavily.requests) t.is(request.body.format, 'markdown');
+  t.is((body.data.webPages.value[0] as any).text, [...TAVILY_DOCUMENTS[0]!.rawContent].slice(0, 50).join(''));
+});
+
 const WRONG_KEY = 'tvly-wrong-key-0000';
 
 const FAILURES: Array<FailureCase<TavilyFailure | 'wrong_key', { kind: string }>> = [

@@ -4,7 +4,7 @@
  */
 import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
-import { parseDocument } from './dom.js';
+import { parseDocument, type DomDocument, type DomElement } from './dom.js';
 
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
 turndown.use(gfm);
@@ -22,7 +22,12 @@ function withHeaderRows(html: string): string {
   const document = parseDocument(`<!doctype html><html><body>${html}</body></html>`);
   const body = document.body;
   if (!body) return html;
-  for (const table of body.querySelectorAll('table')) {
+  // Innermost first: unwrapping a table copies its content, so a table inside must be done by then.
+  for (const table of [...body.querySelectorAll('table')].reverse()) {
+    if (!isDataTable(table)) {
+      unwrapTable(document, table);
+      continue;
+    }
     const firstRow = table.querySelector('tr');
     if (!firstRow || [...firstRow.children].every((cell) => cell.nodeName === 'TH')) continue;
     for (const cell of [...firstRow.children]) {
@@ -33,6 +38,26 @@ function withHeaderRows(html: string): string {
     }
   }
   return body.innerHTML;
+}
+
+const TABLE_SECTIONS = new Set(['THEAD', 'TBODY', 'TFOOT']);
+
+/**
+ * Whether a table reads the same to a standard HTML parser: rows among its own children or its
+ * sections', and no table straight inside (a parser closes the outer table there). turndown
+ * re-parses the HTML, and a table it found without rows made the GFM plugin throw (6 of
+ * extraction-dev's 1,343 pages).
+ */
+function isDataTable(table: DomElement): boolean {
+  const parts = [...table.children].flatMap((child) => (TABLE_SECTIONS.has(child.nodeName) ? [...child.children] : [child]));
+  return parts.some((part) => part.nodeName === 'TR') && !parts.some((part) => part.nodeName === 'TABLE');
+}
+
+/** A layout table: its content stays, as a block. */
+function unwrapTable(document: DomDocument, table: DomElement): void {
+  const block = document.createElement('div');
+  block.innerHTML = table.innerHTML;
+  table.replaceWith(block);
 }
 
 export function htmlToMarkdown(html: string): string {

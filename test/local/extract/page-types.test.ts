@@ -4,7 +4,7 @@
  * category grid, a documentation page with code and a table, a Chinese article.
  */
 import test from 'ava';
-import { extractHtml } from '../../../src/local/extract/index.js';
+import { extractHtml, htmlToMarkdown } from '../../../src/local/extract/index.js';
 
 const NAVIGATION = '<nav><a href="/">Home</a> <a href="/forums">Forums</a> <a href="/shop">Shop</a> <a href="/help">Help</a></nav>';
 const FOOTER = '<footer><a href="/about">About us</a> <a href="/privacy">Privacy</a> © Example Ltd</footer>';
@@ -284,6 +284,21 @@ test('a documentation page keeps its code blocks and its table, and renders them
   t.regex(markdown, /```\nconst client = new Client\(\{ retries: 3, backoffMs: 200 \}\);\n```/);
   t.regex(markdown, /\| Option \| Default \| Meaning \|\n\| --- \| --- \| --- \|\n\| retries \| 2 \|/);
   t.notRegex(markdown, /Install/);
+});
+
+test('markdown of layout tables: a table straight inside a table, or one without rows, keeps its text and never throws', (t) => {
+  // An HTML parser closes a table at a <table> start tag directly inside it, and moves a <div> out of
+  // a table: turndown's parser then saw tables without rows, and its GFM plugin threw.
+  const nested = htmlToMarkdown(
+    '<table width="770"><table><tr><th>Fare</th><th>Price</th></tr><tr><td>Single</td><td>2.10</td></tr></table>' +
+      '<tr><td>Timetables change on the first Monday of each month.</td></tr></table>',
+  );
+  t.regex(nested, /\| Fare \| Price \|\n\| --- \| --- \|\n\| Single \| 2\.10 \|/);
+  t.regex(nested, /Timetables change on the first Monday of each month\./);
+  const rowless = htmlToMarkdown('<table><div><p>Layout text sits here.</p><table><tr><td>Inner</td><td>cell</td></tr></table></div></table><p>After.</p>');
+  t.regex(rowless, /Layout text sits here\./);
+  t.regex(rowless, /\| Inner \| cell \|/);
+  t.regex(rowless, /After\.$/);
 });
 
 test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {

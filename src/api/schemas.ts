@@ -61,7 +61,7 @@ export const webSearchRequestSchema = {
               enum: ['text', 'markdown'],
               default: 'text',
               description:
-                'Extension: "markdown" gives each page\'s main text as markdown (headings, lists, tables, code fences) where the page is fetched and extracted for the request, or a content provider renders it (Firecrawl, Jina Reader, Tavily Extract); a page the content chain has only as plain text (one the local index holds, a provider without markdown) comes as plain text.',
+                'Extension: "markdown" gives each page\'s main text as markdown (headings, lists, tables, code fences) where the content chain has it: a page the local index stored from HTML, a page fetched and extracted for the request, or one a content provider renders (Firecrawl, Jina Reader, Tavily Extract); a page known only as plain text (ingested as text, a provider without markdown) comes as plain text.',
             },
           },
         },

@@ -49,6 +49,11 @@ export interface IndexedPage {
   fetchedAt: string;
   /** SHA-256 hex of the normalized main text: content-hash dedupe. */
   contentHash: string;
+  /**
+   * The main text as markdown, for a page extracted from HTML (crawled, a WARC, a JSONL line's
+   * html) or given as `markdown` in a JSONL line; absent for pages given as text alone.
+   */
+  markdown?: string | null;
 }
 
 export interface IndexQuery {

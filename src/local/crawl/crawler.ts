@@ -13,7 +13,7 @@ import {
   safeFetch,
 } from '../fetch/index.js';
 import type { FetchPolicy, FetchedResource } from '../fetch/index.js';
-import { extractorOrDefault } from '../ingest/extractor.js';
+import { FOR_THE_INDEX, extractorOrDefault } from '../ingest/extractor.js';
 import type { PageExtractor } from '../ingest/extractor.js';
 import { toIndexedPage } from '../ingest/indexed-page.js';
 import type { ExtractedPage, IndexedPage } from '../types.js';
@@ -354,10 +354,10 @@ class Crawl {
       // Decoded here rather than inside the extractor because the links are read from the same text.
       const html = decodeBytes(resource.body, resource.contentType, { html: true });
       directives = readPageDirectives(html, finalUrl, resource.headers['x-robots-tag']);
-      extracted = await (await this.extractor).extractHtml(html, finalUrl);
+      extracted = await (await this.extractor).extractHtml(html, finalUrl, FOR_THE_INDEX);
     } else {
       directives = readPageDirectives('', finalUrl, resource.headers['x-robots-tag']);
-      extracted = await (await this.extractor).extract(resource.body, { url: finalUrl, contentType: resource.contentType });
+      extracted = await (await this.extractor).extract(resource.body, { url: finalUrl, contentType: resource.contentType }, FOR_THE_INDEX);
     }
 
     if (extracted.isChallenge) return finish('challenge');

@@ -29,8 +29,11 @@ import * as lancedb from '@lancedb/lancedb';
 import type { EmbeddedPage, IndexedPage, IndexHit, IndexQuery, IndexStats, LocalIndex, StoredPageState } from '../types.js';
 import { filterPredicate, sqlString, sqlStringList } from './filters.js';
 import {
+  MARKDOWN_COLUMN,
   PAGE_FIELDS,
   PAGES_TABLE,
+  hasMarkdownColumn,
+  markdownField,
   SCHEMA_VERSION,
   SCHEMA_VERSION_KEY,
   VECTOR_COLUMN,
@@ -173,8 +176,12 @@ export async function openLocalIndex(directory: string, options: LocalIndexOptio
   );
   const connection = await lancedb.connect(directory, { readConsistencyInterval: readConsistencyMs / 1000, session });
   const table = await openPagesTable(connection, location.kind === 'directory' ? directory : location.uri, options.readOnly ?? false);
-  if (!options.readOnly) await ensureIndexes(table);
-  const index = new LanceLocalIndex(location, connection, table, vectorDimensionsOf(await table.schema()), {
+  if (!options.readOnly) {
+    await ensureIndexes(table);
+    await ensureMarkdownColumn(table);
+  }
+  const schema = await table.schema();
+  const index = new LanceLocalIndex(location, connection, table, vectorDimensionsOf(schema), hasMarkdownColumn(schema), {
     titleBoost: options.titleBoost ?? DEFAULT_TITLE_BOOST,
     snippetLength: options.snippetLength ?? DEFAULT_SNIPPET_LENGTH,
     keepVersionsMs: options.keepVersionsMs ?? DEFAULT_KEEP_VERSIONS_MS,
@@ -217,6 +224,17 @@ async function ensureIndexes(table: lancedb.Table): Promise<void> {
     } catch (error) {
       if (!(await hasIndex())) throw error;
     }
+  }
+}
+
+/** Gives an index made before the markdown column that column (null in its rows): a change of metadata only. */
+async function ensureMarkdownColumn(table: lancedb.Table): Promise<void> {
+  if (hasMarkdownColumn(await table.schema())) return;
+  try {
+    await withCommitRetries(() => table.addColumns([markdownField()]));
+  } catch (error) {
+    // Another writer opening the same index added it first.
+    if (!hasMarkdownColumn(await table.schema())) throw error;
   }
 }
 
@@ -297,6 +315,7 @@ class LanceLocalIndex implements LocalIndex {
     private readonly connection: lancedb.Connection,
     private readonly table: lancedb.Table,
     private dimensions: number | null,
+    private hasMarkdown: boolean,
     private readonly settings: Settings,
   ) {}
 
@@ -313,7 +332,9 @@ class LanceLocalIndex implements LocalIndex {
     this.assertOpen();
     if (performance.now() - this.schemaCheckedAt >= SCHEMA_RECHECK_MS) {
       this.schemaCheckedAt = performance.now();
-      this.dimensions = vectorDimensionsOf(await this.table.schema());
+      const schema = await this.table.schema();
+      this.dimensions = vectorDimensionsOf(schema);
+      this.hasMarkdown = hasMarkdownColumn(schema);
     }
     return this.dimensions;
   }
@@ -617,7 +638,7 @@ class LanceLocalIndex implements LocalIndex {
     const rows = await this.table
       .query()
       .where(`canonicalUrl = ${literal} OR url = ${literal}`)
-      .select(GET_COLUMNS)
+      .select(this.hasMarkdown ? [...GET_COLUMNS, MARKDOWN_COLUMN] : GET_COLUMNS)
       .limit(16)
       .toArrow();
     const revisions = rows.getChild('revision');
@@ -680,7 +701,7 @@ class LanceLocalIndex implements LocalIndex {
   async *export(): AsyncIterable<IndexedPage> {
     this.assertOpen();
     // One snapshot: pages written while the export runs are not half-seen.
-    for await (const batch of this.table.query().select([...PAGE_FIELDS])) {
+    for await (const batch of this.table.query().select(this.hasMarkdown ? [...PAGE_FIELDS, MARKDOWN_COLUMN] : [...PAGE_FIELDS])) {
       yield* pagesFromArrow(batch);
     }
   }

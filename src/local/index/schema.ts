@@ -27,6 +27,12 @@ export const MORE_VECTORS_COLUMN = 'moreVectors';
 /** The stamp of the model and windowing that made the row's vectors. */
 export const VECTOR_MODEL_COLUMN = 'vectorModel';
 export const VECTOR_COLUMNS = [VECTOR_COLUMN, MORE_VECTORS_COLUMN, VECTOR_MODEL_COLUMN] as const;
+/**
+ * The page's main text as markdown, where it was extracted from HTML: served to requests that ask
+ * for markdown. Read by get() and export() only, never by a search. An optional extension of layout
+ * 2, like the vector columns: a writer adds it to an index made before it (null in the old rows).
+ */
+export const MARKDOWN_COLUMN = 'markdown';
 
 export interface PageRow {
   url: string;
@@ -48,6 +54,7 @@ export interface PageRow {
    * both exist and the higher revision is the current one.
    */
   revision: number;
+  markdown?: string | null;
   vector?: Float32Array | null;
   moreVectors?: Float32Array[] | null;
   vectorModel?: string | null;
@@ -102,7 +109,14 @@ const PAGE_COLUMNS = [
     utf8('fetchedAt'),
     utf8('contentHash'),
     new Field('revision', new Float64(), false),
+    utf8(MARKDOWN_COLUMN, true),
 ];
+
+/** The markdown column, for a table made before it (LanceDB's copy of Arrow, see lanceArrow). */
+export const markdownField = () => new lanceArrow.Field(MARKDOWN_COLUMN, new lanceArrow.Utf8(), true);
+
+/** Whether a table has the markdown column. */
+export const hasMarkdownColumn = (schema: Schema): boolean => schema.fields.some((field) => field.name === MARKDOWN_COLUMN);
 
 /** The width of a table's vectors, or null when it has no vector columns (an index built before them). */
 export function vectorDimensionsOf(schema: Schema): number | null {
@@ -128,6 +142,7 @@ export function toRow(page: IndexedPage | EmbeddedPage, revision: number, withVe
     fetchedAt: page.fetchedAt,
     contentHash: page.contentHash,
     revision,
+    markdown: page.markdown ?? null,
     ...(withVectorColumns ? vectorCells('vectors' in page ? page.vectors : null) : {}),
   };
 }
@@ -166,8 +181,11 @@ export function pagesFromArrow(table: ColumnarResult): IndexedPage[] {
   };
   const [url, canonicalUrl, title, text, datePublished, domain, language, fetchedAt, contentHash] =
     PAGE_FIELDS.map(column);
+  // Selected by get() and export() only, and absent from a table made before it.
+  const markdown = table.getChild(MARKDOWN_COLUMN);
   const pages: IndexedPage[] = [];
   for (let row = 0; row < table.numRows; row++) {
+    const pageMarkdown = markdown?.get(row) as string | null | undefined;
     pages.push({
       url: url!.get(row) as string,
       canonicalUrl: canonicalUrl!.get(row) as string,
@@ -178,6 +196,7 @@ export function pagesFromArrow(table: ColumnarResult): IndexedPage[] {
       language: (language!.get(row) as string | null) ?? null,
       fetchedAt: fetchedAt!.get(row) as string,
       contentHash: contentHash!.get(row) as string,
+      ...(pageMarkdown ? { markdown: pageMarkdown } : {}),
     });
   }
   return pages;

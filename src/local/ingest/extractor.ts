@@ -5,10 +5,13 @@
  */
 import type { ExtractedPage } from '../types.js';
 
+/** What the index stores of a page beside its text: its markdown, for requests that ask for it. */
+export const FOR_THE_INDEX = { markdown: true } as const;
+
 export interface PageExtractor {
   /** Bytes of an HTML, PDF or text document; the extractor detects the kind and the charset. */
-  extract(bytes: Uint8Array, source: { url: string; contentType?: string | null }): Promise<ExtractedPage>;
-  extractHtml(html: string, url: string): ExtractedPage | Promise<ExtractedPage>;
+  extract(bytes: Uint8Array, source: { url: string; contentType?: string | null }, options?: { markdown?: boolean }): Promise<ExtractedPage>;
+  extractHtml(html: string, url: string, options?: { markdown?: boolean }): ExtractedPage | Promise<ExtractedPage>;
 }
 
 let inThread: Promise<PageExtractor> | undefined;

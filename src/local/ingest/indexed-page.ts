@@ -31,6 +31,7 @@ export function toIndexedPage(extracted: ExtractedPage, source: PageSource): Ind
     language: extracted.language,
     fetchedAt: source.fetchedAt,
     contentHash: contentHash(text),
+    ...(extracted.markdown ? { markdown: extracted.markdown } : {}),
   };
 }
 

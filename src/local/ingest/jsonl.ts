@@ -11,7 +11,7 @@ import { createGunzip } from 'node:zlib';
 import { toIsoUtc } from '../../util/dates.js';
 import { isHttpUrl } from '../fetch/url.js';
 import type { ExtractedPage, IndexedPage } from '../types.js';
-import { extractorOrDefault } from './extractor.js';
+import { FOR_THE_INDEX, extractorOrDefault } from './extractor.js';
 import type { PageExtractor } from './extractor.js';
 import { toIndexedPage } from './indexed-page.js';
 import type { IngestOptions } from './options.js';
@@ -47,7 +47,8 @@ export async function* readJsonl(path: string, options: IngestOptions = {}): Asy
     const url = (record.url as string).trim();
     let extracted: ExtractedPage;
     try {
-      const fromHtml = typeof record.html === 'string' ? await (extractor ??= await extractorOrDefault(options.extractor)).extractHtml(record.html, url) : null;
+      const fromHtml =
+        typeof record.html === 'string' ? await (extractor ??= await extractorOrDefault(options.extractor)).extractHtml(record.html, url, FOR_THE_INDEX) : null;
       extracted = {
         title: nonBlank(record.title) ?? fromHtml?.title ?? null,
         author: fromHtml?.author ?? null,
@@ -58,6 +59,9 @@ export async function* readJsonl(path: string, options: IngestOptions = {}): Asy
         isChallenge: fromHtml?.isChallenge ?? false,
         pageType: fromHtml?.pageType ?? null,
       };
+      // An exported page gives its markdown back as it was stored.
+      const markdown = nonBlank(record.markdown) ?? fromHtml?.markdown;
+      if (markdown) extracted.markdown = markdown;
     } catch (error) {
       report(`the html could not be extracted (${(error as Error).message})`);
       continue;
@@ -76,7 +80,7 @@ function invalidField(record: Record<string, unknown>): string | null {
   if (typeof record.url !== 'string' || record.url.trim() === '') return '"url" is missing';
   if (!isHttpUrl(record.url.trim())) return `"url" is not an http(s) URL: ${JSON.stringify(record.url).slice(0, 200)}`;
   if (nonBlank(record.text) === null && (typeof record.html !== 'string' || record.html.trim() === '')) return 'neither "text" nor "html" is given';
-  for (const field of ['title', 'text', 'html', 'language'] as const) {
+  for (const field of ['title', 'text', 'html', 'markdown', 'language'] as const) {
     if (record[field] !== undefined && record[field] !== null && typeof record[field] !== 'string') return `"${field}" is not a string`;
   }
   for (const field of ['datePublished', 'fetchedAt'] as const) {

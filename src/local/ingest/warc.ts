@@ -8,7 +8,7 @@ import { WARCParser } from 'warcio';
 import type { WARCRecord } from 'warcio';
 import { isHttpUrl } from '../fetch/url.js';
 import type { IndexedPage } from '../types.js';
-import { extractorOrDefault } from './extractor.js';
+import { FOR_THE_INDEX, extractorOrDefault } from './extractor.js';
 import type { PageExtractor } from './extractor.js';
 import { toIndexedPage } from './indexed-page.js';
 import type { IngestOptions } from './options.js';
@@ -57,7 +57,7 @@ export async function* readWarc(path: string, options: IngestOptions = {}): Asyn
     }
     try {
       extractor ??= await extractorOrDefault(options.extractor);
-      const extracted = await extractor.extract(payload, { url, contentType });
+      const extracted = await extractor.extract(payload, { url, contentType }, FOR_THE_INDEX);
       const page = toIndexedPage(extracted, { url, fetchedAt: fetchedAt(record) });
       if (page) yield page;
       else skip(extracted.isChallenge ? 'a challenge page' : 'no text');

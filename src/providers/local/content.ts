@@ -95,9 +95,13 @@ export function createLocalContent(name: string, options: LocalOptions): Content
     if (recent && (recent.markdown || !markdown)) return recent;
     const index = await providerIndex(options);
     const stored = await index.get(url);
-    // The index keeps plain text only. Its page is served as that even when markdown is asked for:
-    // fetching it again would make every answer from an offline index wait on the network.
-    if (stored?.text) return { text: stored.text, title: stored.title, datePublished: stored.datePublished };
+    // A stored page is served as the index has it, also when it has no markdown (a page ingested as
+    // text): fetching it again would make every answer from an offline index wait on the network.
+    if (stored?.text) {
+      const content: PageContent = { text: stored.text, title: stored.title, datePublished: stored.datePublished };
+      if (markdown && stored.markdown) content.markdown = stored.markdown;
+      return content;
+    }
 
     let fetched: Awaited<ReturnType<typeof safeFetch>>;
     try {
@@ -107,7 +111,8 @@ export function createLocalContent(name: string, options: LocalOptions): Content
       throw error;
     }
     if (fetched.status !== 200) return { failure: 'not_found', httpStatus: fetched.status };
-    const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType }, { markdown });
+    // A page bound for the index gets its markdown too, as the crawler's pages do.
+    const extracted = await sharedExtractor().extract(fetched.body, { url: fetched.url, contentType: fetched.contentType }, { markdown: markdown || options.addFetchedPages });
     const page = toIndexedPage(extracted, { url: fetched.url, fetchedAt: new Date().toISOString() });
     if (!page) return null; // a challenge page or no text: never returned as text
     // Not awaited: embedding and appending take longer than a content budget should wait.

@@ -110,6 +110,8 @@ test('redirects are followed and the page is stored under where they led; a cano
   const { stored, summary } = await crawlOnce(server, ['/'], { perHostConcurrency: 1 });
   const byTitle = new Map(stored.map((page) => [page.title, page]));
   t.is(byTitle.get('moved')!.url, `${server.origin}/new`);
+  // A crawled page is stored with its markdown too, for requests that ask for it.
+  t.regex(byTitle.get('moved')!.markdown ?? '', /^Paragraph 2 about moved: moved is described here/m);
   t.is(byTitle.get('variant')!.url, `${server.origin}/variant`);
   t.is(byTitle.get('variant')!.canonicalUrl, `${server.origin}/canonical-target`);
   // Naming another site's URL as canonical must not take over that site's entry.

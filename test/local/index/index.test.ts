@@ -408,3 +408,44 @@ test('an index written in another layout is refused with a message saying what t
   connection.close();
   await t.throwsAsync(openLocalIndex(directory), { message: /layout 0, this version reads layout 2; export it/ });
 });
+
+test('a page\'s markdown is kept beside its text: get and export give it back, a search does not read it', async (t) => {
+  const withMarkdown = page('https://md.example/guide', { text: 'Quokka care\nFeed them leaves.', markdown: '## Quokka care\n\n- Feed them leaves.' });
+  const textOnly = page('https://md.example/notes', { text: 'quokka notes without markup' });
+  const { index } = await openWith(t, [withMarkdown, textOnly]);
+  t.deepEqual(await index.get(withMarkdown.url), withMarkdown);
+  t.deepEqual(await index.get(textOnly.url), textOnly, 'no markdown field for a page given as text');
+  const exported: IndexedPage[] = [];
+  for await (const exportedPage of index.export()) exported.push(exportedPage);
+  t.deepEqual(exported.find((p) => p.url === withMarkdown.url), withMarkdown);
+  const { hits } = await index.search(query('quokka'));
+  t.is(hits.length, 2);
+  for (const hit of hits) t.false('markdown' in hit.page);
+});
+
+test('an index made before the markdown column is read as it is, and a writer adds the column', async (t) => {
+  const directory = await temporaryDirectory(t);
+  const old = page('https://md.example/old', { text: 'tapir before markdown' });
+  // The table as an earlier version made it: the same layout without the markdown column.
+  const connection = await lancedb.connect(directory);
+  const schema = pageSchema(null);
+  const earlier = new Schema(schema.fields.filter((field) => field.name !== 'markdown'), schema.metadata);
+  const table = await connection.createEmptyTable(PAGES_TABLE, earlier);
+  const { markdown: _dropped, ...oldRow } = toRow(old, Date.now() * 1000, false);
+  await table.add(lancedb.makeArrowTable([oldRow] as unknown as Record<string, unknown>[], { schema: earlier }));
+  t.false((await table.schema()).fields.some((field) => field.name === 'markdown'));
+  table.close();
+  connection.close();
+
+  const reader = await openLocalIndex(directory, { readOnly: true });
+  t.deepEqual(await reader.get(old.url), old);
+  await reader.close();
+
+  const writer = await openLocalIndex(directory);
+  t.teardown(() => writer.close());
+  const added = page('https://md.example/new', { text: 'tapir after markdown', markdown: '# Tapir\n\nafter markdown' });
+  await writer.upsert([added]);
+  t.deepEqual(await writer.get(added.url), added);
+  t.deepEqual(await writer.get(old.url), old, 'old rows have no markdown');
+  t.deepEqual(await urlsFound(writer, 'tapir'), [added.url, old.url].sort());
+});

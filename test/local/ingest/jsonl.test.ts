@@ -73,6 +73,10 @@ test('reads text and html lines into IndexedPages; bad lines are reported by num
   t.is(extracted.language, 'en');
   t.regex(extracted.text, /harmonic constants/);
   t.notRegex(extracted.text, /Contact/);
+  // The index keeps a page's markdown beside its text when it comes from HTML; a text line has none.
+  t.regex(extracted.markdown ?? '', /^They are computed from harmonic constants/m);
+  t.notRegex(extracted.markdown ?? '', /Contact/);
+  t.false('markdown' in plain);
 
   t.is(curated.title, 'Curated title');
   t.is(curated.fetchedAt, '2024-04-01T00:00:00.000Z');
@@ -91,4 +95,16 @@ test('content hashes ignore case, Unicode compatibility forms and whitespace, no
   t.is(contentHash('Caf\u00e9  au\nlait'), contentHash('CAFE\u0301 au lait'.normalize('NFC')));
   t.is(contentHash('\uff21 b'), contentHash('a B'));
   t.not(contentHash('a b'), contentHash('a b c'));
+});
+
+test('a line\'s own markdown (an exported page) is kept as given; a markdown that is not a string is reported', async (t) => {
+  const lines = [
+    JSON.stringify({ url: 'https://example.org/exported', text: 'Tide tables\nHigh water at noon.', markdown: '## Tide tables\n\n- High water at noon.' }),
+    JSON.stringify({ url: 'https://example.org/odd', text: 'odd markdown', markdown: 42 }),
+  ];
+  const { pages, issues } = await readAll(writeTemporary('exported.jsonl', lines.join('\n')));
+  t.is(pages.length, 1);
+  t.is(pages[0]!.markdown, '## Tide tables\n\n- High water at noon.');
+  t.is(pages[0]!.text, 'Tide tables\nHigh water at noon.');
+  t.deepEqual(issues.map((issue) => issue.message), ['"markdown" is not a string']);
 });

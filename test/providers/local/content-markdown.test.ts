@@ -25,6 +25,8 @@ widget build --quiet</code></pre>
 <footer>Copyright 2025 Widget Makers. <a href="/privacy">Privacy</a></footer></body></html>`;
 
 const STORED_TEXT = 'This page is kept in the local index as plain text. Its words were written for this test only.';
+const STORED_MARKDOWN_TEXT = 'Crawled page\nThe index keeps this page with its markdown.';
+const STORED_MARKDOWN = '## Crawled page\n\nThe index keeps this page with its **markdown**.';
 
 async function setup(t: ExecutionContext, cache: boolean) {
   const site = await startUpstream((request, res) => {
@@ -36,15 +38,29 @@ async function setup(t: ExecutionContext, cache: boolean) {
     }
   });
   const stored = `${site.url}/stored`;
+  const storedWithMarkdown = `${site.url}/stored-markdown`;
   const results = [
     { url: `${site.url}/guide`, name: 'Guide', snippet: 'only a snippet' },
     { url: stored, name: 'Stored', snippet: 'only a snippet' },
+    { url: storedWithMarkdown, name: 'Stored with markdown', snippet: 'only a snippet' },
   ];
   const upstream = await startUpstream((_request, res) => sendJson(res, 200, searchEnvelope(results)));
   const directory = mkdtempSync(join(tmpdir(), 'searchgate-markdown-'));
   const index = await openLocalIndex(directory);
   await index.upsert([
     { url: stored, canonicalUrl: stored, title: 'Stored', text: STORED_TEXT, datePublished: null, domain: '127.0.0.1', language: 'en', fetchedAt: '2026-11-01T00:00:00.000Z', contentHash: contentHash(STORED_TEXT) },
+    {
+      url: storedWithMarkdown,
+      canonicalUrl: storedWithMarkdown,
+      title: 'Stored with markdown',
+      text: STORED_MARKDOWN_TEXT,
+      markdown: STORED_MARKDOWN,
+      datePublished: null,
+      domain: '127.0.0.1',
+      language: 'en',
+      fetchedAt: '2026-11-01T00:00:00.000Z',
+      contentHash: contentHash(STORED_MARKDOWN_TEXT),
+    },
   ]);
   await index.close();
   const gateway = await startGateway({
@@ -90,13 +106,16 @@ test('format "markdown": a page fetched for the request comes as markdown, with 
   t.true(plain.includes('widget build --quiet'));
 });
 
-test('format "markdown": max_characters cuts the markdown in code points; a page the index holds comes as its stored plain text', async (t) => {
+test('format "markdown": max_characters cuts the markdown in code points; a page the index holds comes as it is stored', async (t) => {
   const { gateway, site } = await setup(t, false);
-  const full: string = (await search(gateway, { format: 'markdown' })).results[0].text;
+  const full = (await search(gateway, { format: 'markdown' })).results;
+  t.is(full[2].text, STORED_MARKDOWN, 'the index\'s own markdown');
+  t.is(full[1].text, STORED_TEXT, 'a page the index holds as text alone');
+  t.is((await search(gateway, true)).results[2].text, STORED_MARKDOWN_TEXT, 'plain text when no format is asked for');
   const { results } = await search(gateway, { format: 'markdown', max_characters: 40 });
-  t.is(results[0].text, [...full].slice(0, 40).join(''));
+  t.is(results[0].text, [...full[0].text].slice(0, 40).join(''));
   t.is(results[1].text, STORED_TEXT.slice(0, 40));
-  t.is(site.requests.filter((request) => request.url === '/stored').length, 0, 'the stored page is not fetched again for its markup');
+  t.is(site.requests.filter((request) => request.url.startsWith('/stored')).length, 0, 'stored pages are not fetched again for their markup');
 });
 
 test('the response cache keeps plain text and markdown apart', async (t) => {

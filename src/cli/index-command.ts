@@ -24,8 +24,8 @@ import { ObjectStore } from '../local/index/object-store.js';
 import { claimWriter, WriterRefusedError, type WriterClaim } from '../local/index/writer-lease.js';
 import { createWriteProgress, type WriteProgress } from '../local/index/progress.js';
 import { IndexWriter, removeOldVersions, WRITER_DEFAULTS } from '../local/index/writer.js';
-import { readJsonl, readWarc } from '../local/ingest/index.js';
-import type { IngestIssue, IngestOptions } from '../local/ingest/index.js';
+import { readJsonl, readWarc, withoutMarkdown } from '../local/ingest/index.js';
+import type { IngestIssue, IngestOptions, PageExtractor } from '../local/ingest/index.js';
 import { ModelDirectoryError } from '../local/rerank/model.js';
 import { DEFAULT_INDEX_DIRECTORY, DEFAULT_RERANK_MODEL_DIRECTORY } from '../local/shared.js';
 import type { LocalIndex } from '../local/types.js';
@@ -60,6 +60,9 @@ options:
   --allow-private       add: let the crawler reach private, loopback and link-local addresses
                         (an intranet; refused by default)
   --no-vectors          add: store pages without vectors (full-text search alone; faster to build)
+  --no-markdown         add: store no markdown beside the text of pages extracted from HTML (about a
+                        fifth faster for HTML and WARC sources, and a smaller index; requests for
+                        markdown then get those pages' plain text)
   --reembed             add: also embed every page of the index whose vectors are missing or were made
                         by another model (an index built before vectors, or after a model change); no
                         source is needed
@@ -184,6 +187,7 @@ async function add(argv: string[]): Promise<number> {
       'delay-ms': { type: 'string' },
       'allow-private': { type: 'boolean', default: false },
       'no-vectors': { type: 'boolean', default: false },
+      'no-markdown': { type: 'boolean', default: false },
       reembed: { type: 'boolean', default: false },
       model: { type: 'string' },
       'batch-pages': { type: 'string' },
@@ -217,7 +221,8 @@ async function add(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const extractor = new ExtractorPool();
+  const pool = new ExtractorPool();
+  const extractor = values['no-markdown'] ? withoutMarkdown(pool) : pool;
   const embedding = values['no-vectors'] ? null : await loadEmbedder(values.model, values.reembed);
   const progress = createWriteProgress(process.stderr, { intervalMs: progressIntervalMs() });
   try {
@@ -264,7 +269,7 @@ async function add(argv: string[]): Promise<number> {
       return failed ? 1 : 0;
     }, indexOptions);
   } finally {
-    await Promise.allSettled([extractor.close(), embedding?.close()]);
+    await Promise.allSettled([pool.close(), embedding?.close()]);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
@@ -333,7 +338,7 @@ async function ingestFile(
     seenHashes,
     progress,
     signal,
-  }: { writer: IndexWriter; extractor: ExtractorPool; seenHashes: Set<string>; progress: WriteProgress; signal: AbortSignal },
+  }: { writer: IndexWriter; extractor: PageExtractor; seenHashes: Set<string>; progress: WriteProgress; signal: AbortSignal },
 ): Promise<boolean> {
   let issues = 0;
   let skipped = 0;

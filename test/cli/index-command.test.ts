@@ -65,6 +65,35 @@ test('index add <jsonl>, then stats --json, export and remove', async (t) => {
   t.like(JSON.parse((await searchgate(['index', 'stats', '--json', '--dir', index])).stdout), { documents: 1 });
 });
 
+test('index add keeps the markdown of pages it extracts from HTML, unless --no-markdown; export and add carry it across', async (t) => {
+  const directory = temporaryDirectory();
+  const jsonl = join(directory, 'html.jsonl');
+  const page = article('lighthouses', {
+    body: '<h2>Keepers</h2><p>Keepers once lived in every lighthouse and trimmed the lamp each night, a lonely trade on a rocky coast.</p><ul><li>Lamp oil</li><li>Logbooks</li></ul><p>Automation retired the last of them, and the towers now run on their own with a visit from time to time.</p>',
+  });
+  writeFileSync(jsonl, JSON.stringify({ url: 'https://lights.example/keepers', html: page }));
+
+  const withMarkdown = join(directory, 'with');
+  t.is((await searchgate(['index', 'add', jsonl, '--dir', withMarkdown, '--no-vectors'])).code, 0);
+  const [stored] = parseJsonLines((await searchgate(['index', 'export', '--dir', withMarkdown])).stdout);
+  t.regex(stored!.markdown ?? '', /^## Keepers$/m);
+  t.regex(stored!.markdown ?? '', /^- +Lamp oil$/m);
+
+  const without = join(directory, 'without');
+  const plain = await searchgate(['index', 'add', jsonl, '--dir', without, '--no-vectors', '--no-markdown']);
+  t.is(plain.code, 0, plain.stderr);
+  const [textOnly] = parseJsonLines((await searchgate(['index', 'export', '--dir', without])).stdout);
+  t.is(textOnly!.text, stored!.text);
+  t.false('markdown' in textOnly!);
+
+  // An export read back by index add keeps the markdown as it was stored.
+  const exported = join(directory, 'export.jsonl');
+  t.is((await searchgate(['index', 'export', '--dir', withMarkdown, '--out', exported])).code, 0);
+  const copy = join(directory, 'copy');
+  t.is((await searchgate(['index', 'add', exported, '--dir', copy, '--no-vectors'])).code, 0);
+  t.deepEqual(parseJsonLines((await searchgate(['index', 'export', '--dir', copy])).stdout), [stored]);
+});
+
 test('index add folds only past --max-unindexed, or with --fold; index fold folds what is left', async (t) => {
   const directory = temporaryDirectory();
   const index = join(directory, 'index');

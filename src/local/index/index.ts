@@ -288,6 +288,7 @@ const SCHEMA_RECHECK_MS = 5_000;
 
 class LanceLocalIndex implements LocalIndex {
   private schemaCheckedAt = performance.now();
+  private markdownCheckedAt = performance.now();
   /** This process's commits and folds, one at a time: they would only conflict with each other. */
   private readonly writes = new SerialQueue();
   /** The fold that the writes committed so far will be part of, until it starts. */
@@ -324,6 +325,18 @@ class LanceLocalIndex implements LocalIndex {
   }
 
   /**
+   * Whether reads can select the markdown column. An index made before it gains it when a writer
+   * opens it, maybe in another process: looked for again at most once per SCHEMA_RECHECK_MS.
+   */
+  private async markdownColumn(): Promise<boolean> {
+    if (!this.hasMarkdown && performance.now() - this.markdownCheckedAt >= SCHEMA_RECHECK_MS) {
+      this.markdownCheckedAt = performance.now();
+      this.hasMarkdown = hasMarkdownColumn(await this.table.schema());
+    }
+    return this.hasMarkdown;
+  }
+
+  /**
    * Reads the width of the vector columns from the table again, at most once per
    * SCHEMA_RECHECK_MS: another process (`searchgate index add`) may have added vectors, or changed
    * their model, since this one opened the index.
@@ -332,9 +345,7 @@ class LanceLocalIndex implements LocalIndex {
     this.assertOpen();
     if (performance.now() - this.schemaCheckedAt >= SCHEMA_RECHECK_MS) {
       this.schemaCheckedAt = performance.now();
-      const schema = await this.table.schema();
-      this.dimensions = vectorDimensionsOf(schema);
-      this.hasMarkdown = hasMarkdownColumn(schema);
+      this.dimensions = vectorDimensionsOf(await this.table.schema());
     }
     return this.dimensions;
   }
@@ -638,7 +649,7 @@ class LanceLocalIndex implements LocalIndex {
     const rows = await this.table
       .query()
       .where(`canonicalUrl = ${literal} OR url = ${literal}`)
-      .select(this.hasMarkdown ? [...GET_COLUMNS, MARKDOWN_COLUMN] : GET_COLUMNS)
+      .select((await this.markdownColumn()) ? [...GET_COLUMNS, MARKDOWN_COLUMN] : GET_COLUMNS)
       .limit(16)
       .toArrow();
     const revisions = rows.getChild('revision');
@@ -701,7 +712,8 @@ class LanceLocalIndex implements LocalIndex {
   async *export(): AsyncIterable<IndexedPage> {
     this.assertOpen();
     // One snapshot: pages written while the export runs are not half-seen.
-    for await (const batch of this.table.query().select(this.hasMarkdown ? [...PAGE_FIELDS, MARKDOWN_COLUMN] : [...PAGE_FIELDS])) {
+    const columns = (await this.markdownColumn()) ? [...PAGE_FIELDS, MARKDOWN_COLUMN] : [...PAGE_FIELDS];
+    for await (const batch of this.table.query().select(columns)) {
       yield* pagesFromArrow(batch);
     }
   }

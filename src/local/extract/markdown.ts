@@ -11,6 +11,13 @@ turndown.use(gfm);
 turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'button', 'select', 'input', 'textarea']);
 // Images carry no text in the extracted content, and their addresses would be noise to a reader.
 turndown.remove('img');
+/**
+ * turndown escapes every "_" of the text, so an identifier in prose (`max_characters`) reads
+ * `max\_characters`. An underscore between two letters or digits never opens or closes emphasis in
+ * CommonMark, so there it is left as it is; elsewhere ("_private", "a _b_ c") the escape stays.
+ */
+const escapeMarkdown = turndown.escape.bind(turndown);
+turndown.escape = (text: string) => escapeMarkdown(text).replace(/(?<=[\p{L}\p{N}])\\_(?=[\p{L}\p{N}])/gu, '_');
 
 /**
  * A GFM table needs a header row of header cells; a specification table often has none (or only a

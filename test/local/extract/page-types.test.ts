@@ -301,6 +301,13 @@ test('markdown of layout tables: a table straight inside a table, or one without
   t.regex(rowless, /After\.$/);
 });
 
+test('markdown leaves the underscores of identifiers in prose unescaped, and escapes what could still be markup', (t) => {
+  const markdown = htmlToMarkdown('<p>Set max_characters, or snake_case_2 names; a _private field, 2*3*4 and [brackets].</p><p>- a dash, not a list</p>');
+  t.regex(markdown, /Set max_characters, or snake_case_2 names;/);
+  t.regex(markdown, /a \\_private field, 2\\\*3\\\*4 and \\\[brackets\\\]\./);
+  t.regex(markdown, /^\\- a dash, not a list$/m);
+});
+
 test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {
   // Shiki's span.line and Expressive Code's div.ec-line, with the newlines left to CSS: as text the
   // lines would run together ("…my-appcd my-app").

@@ -62,6 +62,7 @@ test.serial('the SDK client lists both tools with descriptions and the API\'s in
   t.deepEqual(webSearch!.inputSchema.required, ['query']);
   t.deepEqual(Object.keys(webSearch!.inputSchema.properties!).sort(), ['contents', 'count', 'excludeDomains', 'freshness', 'includeDomains', 'language', 'query', 'summary']);
   t.regex((webSearch!.inputSchema.properties!.freshness as { description: string }).description, /oneWeek/);
+  t.true(JSON.stringify(webSearch!.inputSchema.properties!.contents).includes('"format":{"type":"string","enum":["text","markdown"]'), 'an agent can ask for markdown');
   t.false(JSON.stringify(webSearch!.inputSchema).includes('$id'), 'no schema ids that some clients reject');
   t.deepEqual(rerank!.inputSchema.required, ['query', 'documents']);
   t.truthy(rerank!.outputSchema);

@@ -5,6 +5,7 @@
  */
 import type { MirrorStatus } from '../local/index/mirror.js';
 import type { Freshness } from '../api/freshness.js';
+import type { TextMode } from '../api/validate.js';
 import type { Logger } from '../server/logger.js';
 import type { ModelTelemetry } from '../server/metrics.js';
 
@@ -32,7 +33,8 @@ export interface SearchCall {
   freshness: Freshness;
   includeDomains: string[];
   excludeDomains: string[];
-  text: { maxCharacters: number } | null;
+  /** Text mode, and whether markdown is asked for: an upstream that renders it natively may give `markdown`. */
+  text: TextMode | null;
   summary: boolean;
   /** BCP 47 tag the client asked for (e.g. "en", "pt-BR"), or null: the provider's configured default applies. */
   language: string | null;

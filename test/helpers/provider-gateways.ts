@@ -23,8 +23,15 @@ async function gatewayFor(t: ExecutionContext, servers: Closable[], config: Reco
 }
 
 /** A gateway whose search chain is the provider `name` alone. */
-export function searchGateway(t: ExecutionContext, fake: Closable, name: string, entry: Record<string, unknown>, options: { now?: () => number } = {}) {
-  return gatewayFor(t, [fake], { providers: { [name]: definedOnly(entry) }, search: { chain: [name] } }, options);
+export function searchGateway(
+  t: ExecutionContext,
+  fake: Closable,
+  name: string,
+  entry: Record<string, unknown>,
+  options: { now?: () => number; contentChain?: string[] } = {},
+) {
+  const content = options.contentChain ? { content: { chain: options.contentChain, timeBudgetMs: 5000 } } : {};
+  return gatewayFor(t, [fake], { providers: { [name]: definedOnly(entry) }, search: { chain: [name] }, ...content }, options);
 }
 
 /** One result of the snippet-only search upstream in front of a content chain. */

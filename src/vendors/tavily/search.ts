@@ -3,7 +3,7 @@
  *
  * Native: up to 20 results per call (max_results; no offset, so one call per request), freshness
  * presets (time_range) and date ranges (start_date/end_date, YYYY-MM-DD), domain filters and page
- * text (include_raw_content). Tavily dates results only for the news topic (published_date).
+ * text (include_raw_content), as markdown too. Tavily dates results only for the news topic (published_date).
  * Tavily documents no language parameter, so the gateway leaves language to the query.
  * Docs: https://docs.tavily.com/documentation/api-reference/endpoint/search,
  * https://help.tavily.com/articles/3347142954-best-practices (date filters), tavily-ai/tavily-js
@@ -11,7 +11,7 @@
  */
 import { tavilyClient, type TavilyOptions } from './client.js';
 import { TAVILY_MAX_RESULTS, type TavilySearchRequest, type TavilySearchResult } from './wire.js';
-import { PRESET_PERIODS, readResults, searchCapabilities, stringFields } from '../../providers/shared.js';
+import { markdownToText, PRESET_PERIODS, readResults, searchCapabilities, stringFields } from '../../providers/shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
 
 function searchBody(call: SearchCall, options: TavilyOptions): TavilySearchRequest {
@@ -22,7 +22,8 @@ function searchBody(call: SearchCall, options: TavilyOptions): TavilySearchReque
     search_depth: options.searchDepth,
     topic: options.topic,
     include_answer: false,
-    include_raw_content: call.text ? options.textFormat : false,
+    // A request for markdown asks Tavily for it whatever the configured format: no Extract call per page then.
+    include_raw_content: call.text ? (call.text.format === 'markdown' ? 'markdown' : options.textFormat) : false,
     ...(freshness.kind === 'preset' ? { time_range: PRESET_PERIODS[freshness.preset] } : {}),
     ...(freshness.kind === 'dates' ? { start_date: freshness.startDay, end_date: freshness.endDay } : {}),
     ...(call.includeDomains.length ? { include_domains: call.includeDomains } : {}),
@@ -45,7 +46,15 @@ export function createTavilySearch(name: string, options: TavilyOptions): Search
     capabilities: searchCapabilities({ maxPageSize: TAVILY_MAX_RESULTS, freshness: 'all', includeDomains: true, excludeDomains: true, text: true }),
     async search(call: SearchCall): Promise<SearchPage> {
       const reply = await tavily('/search', { body: searchBody(call, options), signal: call.signal });
-      return { results: readResults(name, reply.results, 'results', toResult) };
+      const results = readResults(name, reply.results, 'results', toResult);
+      if (call.text?.format === 'markdown') {
+        for (const result of results) {
+          if (!result.text) continue;
+          result.markdown = result.text;
+          if (options.textFormat === 'text') result.text = markdownToText(result.text);
+        }
+      }
+      return { results };
     },
   };
 }

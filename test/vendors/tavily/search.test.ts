@@ -7,10 +7,11 @@ import { pathOf } from '../../helpers/vendor-fake.js';
 
 async function setup(
   t: ExecutionContext,
-  { provider = {}, corpus, now }: { provider?: Record<string, unknown>; corpus?: TavilyDocument[]; now?: () => number } = {},
+  { provider = {}, corpus, now, contentChain }: { provider?: Record<string, unknown>; corpus?: TavilyDocument[]; now?: () => number; contentChain?: string[] } = {},
 ) {
   const tavily = await startFakeTavily({ ...(corpus ? { corpus } : {}), ...(now ? { now } : {}) });
-  const gateway = await searchGateway(t, tavily, 'tavily-main', { type: 'tavily', baseUrl: tavily.url, apiKey: TAVILY_KEY, ...provider }, now ? { now } : {});
+  const options = { ...(now ? { now } : {}), ...(contentChain ? { contentChain } : {}) };
+  const gateway = await searchGateway(t, tavily, 'tavily-main', { type: 'tavily', baseUrl: tavily.url, apiKey: TAVILY_KEY, ...provider }, options);
   return { tavily, gateway };
 }
 
@@ -110,6 +111,21 @@ test('text mode asks for raw content in the configured format and returns it as 
   t.is(sent.include_raw_content, 'markdown');
   t.is(sent.search_depth, 'advanced');
   t.is(sent.country, 'argentina');
+});
+
+test('format "markdown": Tavily is asked for markdown raw content, whatever the configured format, and it is the text', async (t) => {
+  // Tavily is the content chain too: without markdown from the search, each page would cost an Extract call.
+  const { tavily, gateway } = await setup(t, { contentChain: ['tavily-main'] });
+  const body = await expectSearchOk(
+    t,
+    await gateway.post('/v1/web-search', { query: 'messi', count: 2, contents: { text: { max_characters: 30, format: 'markdown' } } }),
+  );
+  t.is(tavily.requests[0]!.body.include_raw_content, 'markdown');
+  t.deepEqual(tavily.requests.map(pathOf), ['/search'], 'one search call, no Extract call per page');
+  t.deepEqual(
+    body.data.webPages.value.map((result: any) => result.text),
+    TAVILY_DOCUMENTS.slice(0, 2).map((document) => [...document.rawContent].slice(0, 30).join('')),
+  );
 });
 
 test('count: one call, max_results capped at Tavily’s 20 (no offset to page with)', async (t) => {

@@ -4,7 +4,8 @@
  * domains go in X-Site (comma-space separated: reader src/services/serper-search.ts); exclusions
  * as `-site:` operators in q, which the Google SERP behind it understands. Snippet mode asks
  * `X-Respond-With: no-content` (no page fetching: cheaper and faster); text mode lets Jina read
- * every result page and returns its text. No date filter exists.
+ * every result page and returns its text, its markdown `content` when a request asks for markdown.
+ * No date filter exists.
  */
 import { shownDateToIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../../providers/errors.js';
@@ -39,7 +40,8 @@ export function createJinaSearch(name: string, options: JinaOptions): SearchProv
         // Any JSON value: a reply that is not an envelope object is garbage for having no data array.
         reply = await jina.json('/', {
           headers: {
-            ...(call.text ? readerHeaders(options) : { 'x-respond-with': 'no-content' }),
+            // A request for markdown reads Jina's markdown content, whatever format the deployment reads.
+            ...(call.text ? readerHeaders({ readerFormat: call.text.format === 'markdown' ? 'content' : options.readerFormat }) : { 'x-respond-with': 'no-content' }),
             ...(call.includeDomains.length ? { 'x-site': call.includeDomains.join(', ') } : {}),
           },
           body: {
@@ -64,11 +66,13 @@ export function createJinaSearch(name: string, options: JinaOptions): SearchProv
 function toResult(item: Record<string, unknown>, call: SearchCall): ProviderSearchResult | null {
   const url = optionalString(item.url);
   if (!url) return null;
+  const markdown = call.text?.format === 'markdown' ? optionalString(item.content) : null;
   return {
     url,
     title: optionalString(item.title),
     snippet: optionalString(item.description),
     text: call.text ? optionalString(item.text) ?? optionalString(item.content) : null,
+    ...(markdown ? { markdown } : {}),
     // Google's SERP dates as shown: absolute ("Oct 17, 2025") or an age ("3 days ago").
     datePublished: optionalString(item.publishedTime) ?? shownDateToIsoUtc(item.date, call.nowMs),
   };

@@ -125,6 +125,14 @@ test('text mode lets Jina read the pages: main content with links discarded, or 
   t.deepEqual(plain.data.webPages.value.map((result: any) => result.text), JINA_CORPUS.slice(0, 2).map((result) => result.text.slice(0, 30)));
 });
 
+test('format "markdown": a deployment reading innerText asks Jina for its markdown content for that request', async (t) => {
+  const { jina, gateway } = await setup(t, { provider: { readerFormat: 'text' } });
+  const body = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'lilium', count: 2, contents: { text: { format: 'markdown' } } }));
+  t.is(jina.requests[0]!.headers['x-return-format'], undefined);
+  t.is(jina.requests[0]!.headers['x-md-link-style'], 'discarded');
+  t.deepEqual(body.data.webPages.value.map((result: any) => result.text), JINA_CORPUS.slice(0, 2).map((result) => result.content));
+});
+
 test('count is honoured by paging: num 20 per call, then page 2, page 3', async (t) => {
   const { jina, gateway } = await setup(t);
   const body = await expectSearchOk(t, await gateway.post('/v1/web-search', { query: 'lilium', count: 50 }));

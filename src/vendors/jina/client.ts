@@ -6,7 +6,7 @@
  */
 import type { UpstreamFailureKind } from '../../providers/errors.js';
 import { scoreScaleSchema, type ScoreScale } from '../../providers/rerank.js';
-import { bearer, vendorClient, type EnvelopeFailure, type VendorClient } from '../../providers/shared.js';
+import { bearer, markdownToText, vendorClient, type EnvelopeFailure, type VendorClient } from '../../providers/shared.js';
 
 export interface JinaOptions {
   apiKey?: string;
@@ -94,3 +94,11 @@ export function readerHeaders(options: Pick<JinaOptions, 'readerFormat'>): Recor
     : { 'x-md-link-style': 'discarded', 'x-retain-images': 'none' };
 }
 
+/** The format to read: Jina's markdown `content` for a request that wants markdown, else the configured one. */
+export const readerFormatFor = (options: Pick<JinaOptions, 'readerFormat'>, markdown: boolean): JinaOptions['readerFormat'] =>
+  markdown ? 'content' : options.readerFormat;
+
+/** Markdown content read for a request that wants it: the markdown, and the text in the deployment's own format. */
+export function markdownContent(markdown: string, options: Pick<JinaOptions, 'readerFormat'>): { text: string; markdown: string } {
+  return { text: options.readerFormat === 'text' ? markdownToText(markdown) : markdown, markdown };
+}

@@ -9,8 +9,8 @@
  * problem throws.
  */
 import { UpstreamError } from '../../providers/errors.js';
-import { expectObject, markdownToText, optionalString, unlessPageFailed } from '../../providers/shared.js';
-import { jinaClient, readerHeaders, type JinaOptions } from './client.js';
+import { expectObject, optionalString, unlessPageFailed } from '../../providers/shared.js';
+import { jinaClient, markdownContent, readerFormatFor, readerHeaders, type JinaOptions } from './client.js';
 import type { ContentProvider, PageContent } from '../../providers/types.js';
 
 /**
@@ -37,7 +37,7 @@ export function createJinaContent(name: string, options: JinaOptions): ContentPr
     async fetchContent(url, { markdown: markdownAsked, signal }): Promise<PageContent | null> {
       // Markdown is the Reader's `content`; a deployment reading `text` asks for content instead when
       // a request wants markdown, and reads its text from it.
-      const format = markdownAsked ? 'content' : options.readerFormat;
+      const format = readerFormatFor(options, markdownAsked);
       const envelope = await unlessPageFailed(
         (status, body) => isPageFailure(status, errorName(body)),
         (pageClassify) => reader('/', { headers: readerHeaders({ readerFormat: format }), body: { url }, signal, classify: pageClassify }),
@@ -49,13 +49,8 @@ export function createJinaContent(name: string, options: JinaOptions): ContentPr
       const [asked, other] = format === 'text' ? [data.text, data.content] : [data.content, data.text];
       const read = optionalString(asked) ?? optionalString(other);
       if (!read) return null;
-      const page: PageContent = { text: read, title: optionalString(data.title), datePublished: optionalString(data.publishedTime) };
       const markdown = markdownAsked ? optionalString(data.content) : null;
-      if (markdown) {
-        page.markdown = markdown;
-        if (options.readerFormat === 'text') page.text = markdownToText(markdown);
-      }
-      return page;
+      return { ...(markdown ? markdownContent(markdown, options) : { text: read }), title: optionalString(data.title), datePublished: optionalString(data.publishedTime) };
     },
   };
 }

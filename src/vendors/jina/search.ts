@@ -10,7 +10,7 @@
 import { shownDateToIsoUtc } from '../../util/dates.js';
 import { UpstreamError } from '../../providers/errors.js';
 import { optionalString, readResults, searchCapabilities, withSiteOperators } from '../../providers/shared.js';
-import { jinaClient, readerHeaders, type JinaOptions } from './client.js';
+import { jinaClient, markdownContent, readerFormatFor, readerHeaders, type JinaOptions } from './client.js';
 import type { ProviderSearchResult, SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
 
 /** s.jina.ai validates num to 0…20. */
@@ -41,7 +41,7 @@ export function createJinaSearch(name: string, options: JinaOptions): SearchProv
         reply = await jina.json('/', {
           headers: {
             // A request for markdown reads Jina's markdown content, whatever format the deployment reads.
-            ...(call.text ? readerHeaders({ readerFormat: call.text.format === 'markdown' ? 'content' : options.readerFormat }) : { 'x-respond-with': 'no-content' }),
+            ...(call.text ? readerHeaders({ readerFormat: readerFormatFor(options, call.text.format === 'markdown') }) : { 'x-respond-with': 'no-content' }),
             ...(call.includeDomains.length ? { 'x-site': call.includeDomains.join(', ') } : {}),
           },
           body: {
@@ -58,12 +58,12 @@ export function createJinaSearch(name: string, options: JinaOptions): SearchProv
         if (error instanceof UpstreamError && error.status === 422 && /no search results/i.test(error.message)) return { results: [] };
         throw error;
       }
-      return { results: readResults(name, (reply as Record<string, unknown> | null)?.data, 'data', (item) => toResult(item, call)) };
+      return { results: readResults(name, (reply as Record<string, unknown> | null)?.data, 'data', (item) => toResult(item, call, options)) };
     },
   };
 }
 
-function toResult(item: Record<string, unknown>, call: SearchCall): ProviderSearchResult | null {
+function toResult(item: Record<string, unknown>, call: SearchCall, options: JinaOptions): ProviderSearchResult | null {
   const url = optionalString(item.url);
   if (!url) return null;
   const markdown = call.text?.format === 'markdown' ? optionalString(item.content) : null;
@@ -72,7 +72,7 @@ function toResult(item: Record<string, unknown>, call: SearchCall): ProviderSear
     title: optionalString(item.title),
     snippet: optionalString(item.description),
     text: call.text ? optionalString(item.text) ?? optionalString(item.content) : null,
-    ...(markdown ? { markdown } : {}),
+    ...(markdown ? markdownContent(markdown, options) : {}),
     // Google's SERP dates as shown: absolute ("Oct 17, 2025") or an age ("3 days ago").
     datePublished: optionalString(item.publishedTime) ?? shownDateToIsoUtc(item.date, call.nowMs),
   };

@@ -4,7 +4,7 @@
  * Docs: https://docs.tavily.com/documentation/api-reference/endpoint/search and /extract.
  */
 import type { UpstreamFailureKind } from '../../providers/errors.js';
-import { bearer, providerOptionsSchema, vendorClient, type VendorClient } from '../../providers/shared.js';
+import { bearer, markdownToText, providerOptionsSchema, vendorClient, type VendorClient } from '../../providers/shared.js';
 import { TAVILY_PAYG_LIMIT_STATUS, TAVILY_PLAN_LIMIT_STATUS } from './wire.js';
 
 export interface TavilyOptions {
@@ -47,3 +47,11 @@ function classifyTavilyFailure(status: number): UpstreamFailureKind | undefined 
 export const tavilyClient = (provider: string, options: TavilyOptions): VendorClient =>
   vendorClient(provider, options, { auth: bearer, classify: classifyTavilyFailure });
 
+/** The raw content to ask for: markdown for a request that wants it, else the configured format. */
+export const rawContentFormat = (options: Pick<TavilyOptions, 'textFormat'>, markdown: boolean): TavilyOptions['textFormat'] =>
+  markdown ? 'markdown' : options.textFormat;
+
+/** Raw content asked for as markdown: the markdown, and the text in the deployment's own format. */
+export function markdownRawContent(raw: string, options: Pick<TavilyOptions, 'textFormat'>): { text: string; markdown: string } {
+  return { text: options.textFormat === 'markdown' ? raw : markdownToText(raw), markdown: raw };
+}

@@ -2,9 +2,9 @@
  * tavily content: page text through Tavily Extract, POST {baseUrl}/extract {urls, extract_depth,
  * format} with a Bearer key (https://docs.tavily.com/documentation/api-reference/endpoint/extract).
  */
-import { expectArray, markdownToText, objectsOf, optionalString } from '../../providers/shared.js';
+import { expectArray, objectsOf, optionalString } from '../../providers/shared.js';
 import type { ContentProvider, PageContent, PageFailure } from '../../providers/types.js';
-import { tavilyClient, type TavilyOptions } from './client.js';
+import { markdownRawContent, rawContentFormat, tavilyClient, type TavilyOptions } from './client.js';
 import { pageFailureOf, type TavilyExtractRequest } from './wire.js';
 
 export function createTavilyContent(name: string, options: TavilyOptions): ContentProvider {
@@ -12,8 +12,7 @@ export function createTavilyContent(name: string, options: TavilyOptions): Conte
   return {
     name,
     async fetchContent(url, { markdown: markdownAsked, signal }): Promise<PageContent | PageFailure | null> {
-      const format = markdownAsked ? 'markdown' : options.textFormat;
-      const body: TavilyExtractRequest = { urls: [url], extract_depth: options.extractDepth, format };
+      const body: TavilyExtractRequest = { urls: [url], extract_depth: options.extractDepth, format: rawContentFormat(options, markdownAsked) };
       const reply = await tavily('/extract', { body, signal });
       const results = objectsOf(expectArray(name, reply.results, 'results'));
       // A URL Tavily could not extract comes back in failed_results of a 200 reply: the page's own
@@ -23,9 +22,7 @@ export function createTavilyContent(name: string, options: TavilyOptions): Conte
       const page = results.find((result) => result.url === url) ?? results[0];
       const raw = optionalString(page?.raw_content);
       if (!page || !raw) return null;
-      if (!markdownAsked) return { text: raw, title: optionalString(page.title) };
-      // Asked for markdown in place of the deployment's plain text: the text is read from it.
-      return { text: options.textFormat === 'markdown' ? raw : markdownToText(raw), markdown: raw, title: optionalString(page.title) };
+      return { ...(markdownAsked ? markdownRawContent(raw, options) : { text: raw }), title: optionalString(page.title) };
     },
   };
 }

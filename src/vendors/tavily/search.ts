@@ -9,9 +9,9 @@
  * https://help.tavily.com/articles/3347142954-best-practices (date filters), tavily-ai/tavily-js
  * src/search.ts and src/types.ts, tavily-ai/tavily-python tavily/tavily.py.
  */
-import { tavilyClient, type TavilyOptions } from './client.js';
+import { markdownRawContent, rawContentFormat, tavilyClient, type TavilyOptions } from './client.js';
 import { TAVILY_MAX_RESULTS, type TavilySearchRequest, type TavilySearchResult } from './wire.js';
-import { markdownToText, PRESET_PERIODS, readResults, searchCapabilities, stringFields } from '../../providers/shared.js';
+import { PRESET_PERIODS, readResults, searchCapabilities, stringFields } from '../../providers/shared.js';
 import type { SearchCall, SearchPage, SearchProvider } from '../../providers/types.js';
 
 function searchBody(call: SearchCall, options: TavilyOptions): TavilySearchRequest {
@@ -23,7 +23,7 @@ function searchBody(call: SearchCall, options: TavilyOptions): TavilySearchReque
     topic: options.topic,
     include_answer: false,
     // A request for markdown asks Tavily for it whatever the configured format: no Extract call per page then.
-    include_raw_content: call.text ? (call.text.format === 'markdown' ? 'markdown' : options.textFormat) : false,
+    include_raw_content: call.text ? rawContentFormat(options, call.text.format === 'markdown') : false,
     ...(freshness.kind === 'preset' ? { time_range: PRESET_PERIODS[freshness.preset] } : {}),
     ...(freshness.kind === 'dates' ? { start_date: freshness.startDay, end_date: freshness.endDay } : {}),
     ...(call.includeDomains.length ? { include_domains: call.includeDomains } : {}),
@@ -48,11 +48,7 @@ export function createTavilySearch(name: string, options: TavilyOptions): Search
       const reply = await tavily('/search', { body: searchBody(call, options), signal: call.signal });
       const results = readResults(name, reply.results, 'results', toResult);
       if (call.text?.format === 'markdown') {
-        for (const result of results) {
-          if (!result.text) continue;
-          result.markdown = result.text;
-          if (options.textFormat === 'text') result.text = markdownToText(result.text);
-        }
+        for (const result of results) if (result.text) Object.assign(result, markdownRawContent(result.text, options));
       }
       return { results };
     },

@@ -48,7 +48,10 @@ export interface ProviderSearchResult {
   title?: string | null;
   snippet?: string | null;
   text?: string | null;
-  /** The page text as markdown, filled from the content chain when the request asks for markdown. */
+  /**
+   * The page text as markdown, when the request asks for markdown: from an upstream that renders it
+   * (Tavily, Jina), else filled from the content chain.
+   */
   markdown?: string | null;
   summary?: string | null;
   datePublished?: string | null;

@@ -3,15 +3,16 @@
  * over a pool (extraction off the event loop, a time limit per page); without one, the extractor runs
  * on the calling thread, loaded on first use (its parsers are heavy to load).
  */
+import type { ExtractionOptions } from '../extract/document.js';
 import type { ExtractedPage } from '../types.js';
 
 /** What the index stores of a page beside its text: its markdown, for requests that ask for it. */
-export const FOR_THE_INDEX = { markdown: true } as const;
+export const FOR_THE_INDEX: ExtractionOptions = { markdown: true };
 
 export interface PageExtractor {
   /** Bytes of an HTML, PDF or text document; the extractor detects the kind and the charset. */
-  extract(bytes: Uint8Array, source: { url: string; contentType?: string | null }, options?: { markdown?: boolean }): Promise<ExtractedPage>;
-  extractHtml(html: string, url: string, options?: { markdown?: boolean }): ExtractedPage | Promise<ExtractedPage>;
+  extract(bytes: Uint8Array, source: { url: string; contentType?: string | null }, options?: ExtractionOptions): Promise<ExtractedPage>;
+  extractHtml(html: string, url: string, options?: ExtractionOptions): ExtractedPage | Promise<ExtractedPage>;
 }
 
 /**

@@ -97,11 +97,7 @@ export function createLocalContent(name: string, options: LocalOptions): Content
     const stored = await index.get(url);
     // A stored page is served as the index has it, also when it has no markdown (a page ingested as
     // text): fetching it again would make every answer from an offline index wait on the network.
-    if (stored?.text) {
-      const content: PageContent = { text: stored.text, title: stored.title, datePublished: stored.datePublished };
-      if (markdown && stored.markdown) content.markdown = stored.markdown;
-      return content;
-    }
+    if (stored?.text) return contentOf(stored, markdown);
 
     let fetched: Awaited<ReturnType<typeof safeFetch>>;
     try {
@@ -117,11 +113,18 @@ export function createLocalContent(name: string, options: LocalOptions): Content
     if (!page) return null; // a challenge page or no text: never returned as text
     // Not awaited: embedding and appending take longer than a content budget should wait.
     if (options.addFetchedPages) void track(addToIndex(page)).catch(() => {});
-    const content: PageContent = { text: page.text, title: page.title, datePublished: page.datePublished };
-    if (extracted.markdown) content.markdown = extracted.markdown;
+    // Kept with its markdown, if it has one, for a later request that asks for it.
+    const content = contentOf(page, true);
     recentPages.set(url, content);
     return content;
   }
+}
+
+/** A page of the index as the content chain gives it; its markdown only when wanted. */
+function contentOf(page: IndexedPage, withMarkdown: boolean): PageContent {
+  const content: PageContent = { text: page.text, title: page.title, datePublished: page.datePublished };
+  if (withMarkdown && page.markdown) content.markdown = page.markdown;
+  return content;
 }
 
 function pageFailureOf(error: FetchError): PageFailure {

@@ -17,7 +17,37 @@ turndown.remove('img');
  * CommonMark, so there it is left as it is; elsewhere ("_private", "a _b_ c") the escape stays.
  */
 const escapeMarkdown = turndown.escape.bind(turndown);
-turndown.escape = (text: string) => escapeMarkdown(text).replace(/(?<=[\p{L}\p{N}])\\_(?=[\p{L}\p{N}])/gu, '_');
+turndown.escape = (text: string) => markLineStartEscape(text, escapeMarkdown(text).replace(/(?<=[\p{L}\p{N}])\\_(?=[\p{L}\p{N}])/gu, '_'));
+
+/**
+ * turndown also escapes a block marker ("-", "+ ", "#", ">", "=", "~~~", "1. ") at the start of every
+ * text node, although a text node often starts mid-line, after a link or emphasis: "[a](/x) \- b".
+ * Such an escape is needed only where the marker ends up at the start of a line, and only the whole
+ * output tells that. So the escape's backslash is first written as a NUL, which an HTML parser never
+ * leaves in text (and `htmlToMarkdown` removes from its input), and `settleLineStartEscapes` turns it
+ * back into a backslash at the start of a line (after indentation, quote and list markers) and drops
+ * it elsewhere.
+ */
+const LINE_START_ESCAPE = '\u0000';
+const LINE_START_MARKER = /^(?:-|\+ |=|#{1,6} |~~~|>)/;
+const NUMBERED_MARKER = /^\d+(?=\. )/;
+
+/** The mark goes before the marker; a number's escape goes after its digits ("2024\\. "). */
+function markLineStartEscape(text: string, escaped: string): string {
+  if (LINE_START_MARKER.test(text)) return LINE_START_ESCAPE + escaped.slice(1);
+  const number = NUMBERED_MARKER.exec(text);
+  if (number) return LINE_START_ESCAPE + number[0] + escaped.slice(number[0].length + 1);
+  return escaped;
+}
+
+const ESCAPE_AT_LINE_START = /^((?:[ \t]*(?:>[ \t]?|[-+*][ \t]+|\d{1,9}[.)][ \t]+))*[ \t]*)\u0000(\d+(?=\. ))?/gm;
+
+function settleLineStartEscapes(markdown: string): string {
+  if (!markdown.includes(LINE_START_ESCAPE)) return markdown;
+  return markdown
+    .replace(ESCAPE_AT_LINE_START, (_, blockPrefix: string, number?: string) => (number ? `${blockPrefix}${number}\\` : `${blockPrefix}\\`))
+    .replaceAll(LINE_START_ESCAPE, '');
+}
 
 /**
  * A GFM table needs a header row of header cells; a specification table often has none (or only a
@@ -68,8 +98,8 @@ function unwrapTable(document: DomDocument, table: DomElement): void {
 }
 
 export function htmlToMarkdown(html: string): string {
-  return turndown
-    .turndown(withHeaderRows(html))
+  const markdown = turndown.turndown(withHeaderRows(html.replaceAll(LINE_START_ESCAPE, '')));
+  return settleLineStartEscapes(markdown)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

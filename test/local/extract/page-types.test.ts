@@ -308,6 +308,26 @@ test('markdown leaves the underscores of identifiers in prose unescaped, and esc
   t.regex(markdown, /^\\- a dash, not a list$/m);
 });
 
+test('markdown escapes a block marker only where it starts a line, not after a link or emphasis', (t) => {
+  // turndown escapes a marker at the start of each text node, and a text node often starts mid-line.
+  const markdown = htmlToMarkdown(
+    '<p>Version 2 <a href="/a">- release notes</a>, see<span># 12</span>, quoted<span>> here</span>, chapter <span>3. Onward</span> and<span>+ more</span></p>' +
+      '<p>- starts a line</p><p># not a heading</p><p>> not a quote</p><p>2024. A year, not a list</p>' +
+      '<ul><li>- a dash inside an item</li><li><a href="/b">Link</a><span>- then a dash</span></li></ul><blockquote><p>+ plus at a quote start</p></blockquote>',
+  );
+  t.regex(markdown, /^Version 2 \[- release notes\]\(\/a\), see# 12, quoted> here, chapter 3\. Onward and\+ more$/m);
+  t.regex(markdown, /^\\- starts a line$/m);
+  t.regex(markdown, /^\\# not a heading$/m);
+  t.regex(markdown, /^\\> not a quote$/m);
+  t.regex(markdown, /^2024\\\. A year, not a list$/m);
+  t.regex(markdown, /^- {1,3}\\- a dash inside an item$/m);
+  t.regex(markdown, /^- {1,3}\[Link\]\(\/b\)- then a dash$/m);
+  t.regex(markdown, /^> \\\+ plus at a quote start$/m);
+  t.false(markdown.includes('\u0000'));
+  // A NUL in the page itself never turns into a backslash.
+  t.is(htmlToMarkdown('<p>a<span>\u0000- b</span></p>'), 'a- b');
+});
+
 test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {
   // Shiki's span.line and Expressive Code's div.ec-line, with the newlines left to CSS: as text the
   // lines would run together ("…my-appcd my-app").

@@ -11,6 +11,75 @@ turndown.use(gfm);
 turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'button', 'select', 'input', 'textarea']);
 // Images carry no text in the extracted content, and their addresses would be noise to a reader.
 turndown.remove('img');
+
+/**
+ * Every <pre> is a fenced code block. turndown fences only a <pre> whose first child is a <code>, so a
+ * Pygments or Sphinx block (<div class="highlight"><pre><span>…) or a bare <pre> became a paragraph,
+ * its line breaks lost to a markdown reader.
+ */
+turndown.addRule('codeBlock', {
+  filter: 'pre',
+  replacement: (_content, node) => {
+    const pre = node as unknown as MarkupNode;
+    const code = preformattedText(pre).replace(/\n+$/, '');
+    if (!code.trim()) return '';
+    const longestFence = Math.max(0, ...[...code.matchAll(/^`{3,}/gm)].map((match) => match[0].length));
+    const fence = '`'.repeat(Math.max(3, longestFence + 1));
+    return `\n\n${fence}${codeLanguage(pre)}\n${code}\n${fence}\n\n`;
+  },
+});
+
+/** What the rules read of turndown's DOM nodes (its own parser's, not linkedom's). */
+interface MarkupNode {
+  nodeType: number;
+  nodeName: string;
+  nodeValue: string | null;
+  firstChild: MarkupNode | null;
+  nextSibling: MarkupNode | null;
+  parentNode: MarkupNode | null;
+  childNodes: ArrayLike<MarkupNode>;
+  getAttribute?(name: string): string | null;
+}
+
+/** The text of a <pre> as it shows: a <br> is a line break (textContent would drop it). */
+function preformattedText(node: MarkupNode): string {
+  let text = '';
+  for (let child = node.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === 3) text += child.nodeValue ?? '';
+    else if (child.nodeName === 'BR') text += '\n';
+    else if (child.nodeType === 1) text += preformattedText(child);
+  }
+  return text;
+}
+
+/** "language-python" or "lang-js" on the block or its code element, "highlight-python" on a Sphinx wrapper. */
+const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight|highlight-source)-([A-Za-z0-9_+#.-]+)/;
+const NO_LANGUAGE = new Set(['none', 'default', 'text', 'plaintext', 'plain', 'nohighlight']);
+
+function codeLanguage(pre: MarkupNode): string {
+  const code = pre.firstChild?.nodeName === 'CODE' ? pre.firstChild : null;
+  for (const element of [code, pre, pre.parentNode, pre.parentNode?.parentNode]) {
+    const className = element?.getAttribute?.('class') ?? '';
+    const language = LANGUAGE_CLASS.exec(className)?.[1];
+    if (language) return NO_LANGUAGE.has(language.toLowerCase()) ? '' : language;
+  }
+  return '';
+}
+
+/**
+ * A GFM table row is one line, and a pipe in a cell ends the cell: the plugin kept both as they came,
+ * so a cell of two paragraphs broke the table and "a | b" made two cells. Lines join with a space and
+ * pipes are escaped.
+ */
+turndown.addRule('tableCell', {
+  filter: ['th', 'td'],
+  replacement: (content, node) => {
+    const cell = node as unknown as MarkupNode;
+    const text = content.replace(/\s*\n\s*/g, ' ').trim().replaceAll('|', '\\|');
+    const isFirst = !cell.parentNode || Array.from(cell.parentNode.childNodes).find((child) => child.nodeType === 1) === cell;
+    return `${isFirst ? '| ' : ' '}${text} |`;
+  },
+});
 /**
  * turndown escapes every "_" of the text, so an identifier in prose (`max_characters`) reads
  * `max\_characters`. An underscore between two letters or digits never opens or closes emphasis in

@@ -328,6 +328,21 @@ test('markdown escapes a block marker only where it starts a line, not after a l
   t.is(htmlToMarkdown('<p>a<span>\u0000- b</span></p>'), 'a- b');
 });
 
+test('markdown fences every preformatted block, names its language, and keeps each table row on one line', (t) => {
+  // Pygments and Sphinx write <pre> with spans and no <code>; turndown fenced only <pre><code>.
+  const sphinx = htmlToMarkdown('<div class="highlight-python notranslate"><div class="highlight"><pre><span class="k">def</span> <span class="nf">retry</span>():\n    <span class="k">return</span> 3\n</pre></div></div>');
+  t.is(sphinx, '```python\ndef retry():\n    return 3\n```');
+  t.is(htmlToMarkdown('<pre>first line<br>second line</pre>'), '```\nfirst line\nsecond line\n```');
+  t.is(htmlToMarkdown('<pre><code class="language-none">plain</code></pre>'), '```\nplain\n```');
+  // A fence inside the code gets a longer fence around it.
+  t.is(htmlToMarkdown('<pre><code>```\ninner\n```</code></pre>'), '````\n```\ninner\n```\n````');
+  t.is(htmlToMarkdown('<p>Before.</p><pre>   </pre><p>After.</p>'), 'Before.\n\nAfter.');
+  const table = htmlToMarkdown(
+    '<table>\n<tr>\n<th>Operator</th>\n<th>Meaning</th>\n</tr>\n<tr>\n<td><code>a | b</code></td>\n<td><p>either one</p><p>or both</p></td>\n</tr>\n</table>',
+  );
+  t.is(table, '| Operator | Meaning |\n| --- | --- |\n| `a \\| b` | either one or both |');
+});
+
 test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {
   // Shiki's span.line and Expressive Code's div.ec-line, with the newlines left to CSS: as text the
   // lines would run together ("…my-appcd my-app").

@@ -74,7 +74,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
     pageType,
-    ...(options.markdown ? { markdown: content.html ? htmlToMarkdown(content.html) : content.text } : {}),
+    ...(options.markdown ? { markdown: content.html ? htmlToMarkdown(content.html, url) : content.text } : {}),
   };
 }
 

@@ -10,7 +10,58 @@ const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fen
 turndown.use(gfm);
 turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'button', 'select', 'input', 'textarea']);
 // Images carry no text in the extracted content, and their addresses would be noise to a reader.
-turndown.remove('img');
+// (turndown.remove does not override turndown's own image rule; a rule of ours does.)
+turndown.addRule('image', { filter: 'img', replacement: () => '' });
+
+/**
+ * The address the content's relative links resolve against. A module variable rather than an
+ * argument, because turndown's rules see only the node; htmlToMarkdown sets it around its one
+ * synchronous conversion.
+ */
+let linkBase: URL | null = null;
+/** Links a reader can follow; a javascript: or data: link keeps only its words. */
+const FOLLOWABLE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
+
+/**
+ * A link's destination: absolute (a relative one means nothing once the text leaves its page), with
+ * parentheses escaped. Null when it leads nowhere a reader can go.
+ */
+function linkDestination(href: string): string | null {
+  // An empty address is the page itself.
+  if (!href.trim()) return null;
+  let resolved: URL;
+  try {
+    resolved = new URL(href, linkBase ?? undefined);
+  } catch {
+    // Relative, and no web address to resolve it against: it stays as written.
+    return linkBase === null && !/^[a-z][a-z0-9+.-]*:/i.test(href) ? escapeDestination(href.trim()) : null;
+  }
+  return FOLLOWABLE_PROTOCOLS.has(resolved.protocol) ? escapeDestination(resolved.href) : null;
+}
+
+function escapeDestination(destination: string): string {
+  const escaped = destination.replace(/([()<>])/g, '\\$1');
+  return /\s/.test(escaped) ? `<${escaped}>` : escaped;
+}
+
+/** An ATX heading is one line: a <br> in a heading ("Two<br>lines") would end it halfway. */
+turndown.addRule('heading', {
+  filter: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
+  replacement: (content, node) => {
+    const text = content.replace(/\s*\n\s*/g, ' ').trim();
+    return text ? `\n\n${'#'.repeat(Number(node.nodeName.charAt(1)))} ${text}\n\n` : '';
+  },
+});
+
+turndown.addRule('link', {
+  filter: (node) => node.nodeName === 'A' && node.getAttribute('href') !== null,
+  replacement: (content, node) => {
+    // An anchor around a block is split by the parser, and leaves an empty copy of itself behind.
+    if (!content.trim()) return '';
+    const destination = linkDestination((node as unknown as MarkupNode).getAttribute?.('href') ?? '');
+    return destination === null ? content : `[${content}](${destination})`;
+  },
+});
 
 /**
  * Every <pre> is a fenced code block. turndown fences only a <pre> whose first child is a <code>, so a
@@ -166,9 +217,28 @@ function unwrapTable(document: DomDocument, table: DomElement): void {
   table.replaceWith(block);
 }
 
-export function htmlToMarkdown(html: string): string {
-  const markdown = turndown.turndown(withHeaderRows(html.replaceAll(LINE_START_ESCAPE, '')));
+/**
+ * The content as markdown. Relative links resolve against baseUrl when it is a web address
+ * (http or https); without one they stay as written.
+ */
+export function htmlToMarkdown(html: string, baseUrl?: string): string {
+  linkBase = webAddress(baseUrl);
+  let markdown: string;
+  try {
+    markdown = turndown.turndown(withHeaderRows(html.replaceAll(LINE_START_ESCAPE, '')));
+  } finally {
+    linkBase = null;
+  }
   return settleLineStartEscapes(markdown)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+function webAddress(url: string | undefined): URL | null {
+  try {
+    const parsed = url ? new URL(url) : null;
+    return parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? parsed : null;
+  } catch {
+    return null;
+  }
 }

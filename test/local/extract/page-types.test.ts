@@ -343,6 +343,25 @@ test('markdown fences every preformatted block, names its language, and keeps ea
   t.is(table, '| Operator | Meaning |\n| --- | --- |\n| `a \\| b` | either one or both |');
 });
 
+test('markdown links are absolute, lead somewhere a reader can go, and images and empty links leave nothing', (t) => {
+  const html =
+    '<h2>Setup<br>and use</h2><p>Read <a href="/docs/install">the guide</a>, <a href="faq.html">the FAQ</a> or <a href="#limits">the limits</a>; ' +
+    'write to <a href="mailto:help@tool.example">us</a>. <a href="javascript:void(0)">Show more</a> <a href="">here</a>.</p>' +
+    '<figure><img src="/shot.png" alt="Screenshot"><figcaption>The settings screen</figcaption></figure><p><a href="/next"><h3>Next step</h3></a></p>';
+  const markdown = htmlToMarkdown(html, 'https://tool.example/docs/start.html');
+  t.regex(markdown, /^## Setup and use$/m);
+  t.regex(markdown, /Read \[the guide\]\(https:\/\/tool\.example\/docs\/install\), \[the FAQ\]\(https:\/\/tool\.example\/docs\/faq\.html\) or \[the limits\]\(https:\/\/tool\.example\/docs\/start\.html#limits\);/);
+  t.regex(markdown, /write to \[us\]\(mailto:help@tool\.example\)\. Show more here\./);
+  t.regex(markdown, /^The settings screen$/m);
+  t.notRegex(markdown, /shot\.png|Screenshot|\[\]/);
+  t.regex(markdown, /^### \[Next step\]\(https:\/\/tool\.example\/next\)$/m);
+  // A page read from a file has no web address: its relative links stay as written.
+  t.regex(htmlToMarkdown(html, 'file:///home/me/start.html'), /\[the guide\]\(\/docs\/install\)/);
+  // The address of the page being extracted is the base.
+  const extracted = extractHtml(page('<title>Start</title>', `<main><article><h1>Start</h1><p>${'Install the tool, then read on. '.repeat(12)}<a href="/docs/install">Install</a></p></article></main>`), 'https://tool.example/docs/start', { markdown: true });
+  t.regex(extracted.markdown ?? '', /\[Install\]\(https:\/\/tool\.example\/docs\/install\)/);
+});
+
 test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {
   // Shiki's span.line and Expressive Code's div.ec-line, with the newlines left to CSS: as text the
   // lines would run together ("…my-appcd my-app").

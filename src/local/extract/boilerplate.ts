@@ -162,12 +162,13 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
   const byTagOrRole: DomElement[] = [];
   const byWord = new Map<string, DomElement[]>();
   const wordsOf = new Map<DomElement, string[]>();
+  const insideCode = codeTokens(body);
   for (const element of body.querySelectorAll('*')) {
     if (isBoilerplateByTagOrRole(element)) {
       byTagOrRole.push(element);
       continue;
     }
-    if (element.id === '' && element.className === '') continue;
+    if ((element.id === '' && element.className === '') || insideCode.has(element)) continue;
     const words = boilerplateWords(element, exempt);
     if (words.length === 0) continue;
     wordsOf.set(element, words);
@@ -194,6 +195,17 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
     if (!holdsArticle) element.remove();
   }
   if (!options.keepAllArticles) for (const teaser of teaserArticles(body)) teaser.remove();
+}
+
+/**
+ * The elements inside code blocks and code spans. A highlighter names its tokens by what they are in
+ * the code ("hljs-comment", Prism's "token comment", "tag", "meta"), not by what they are on the
+ * page: a code sample's comments are part of it.
+ */
+function codeTokens(body: DomElement): Set<DomElement> {
+  const tokens = new Set<DomElement>();
+  for (const code of body.querySelectorAll('pre, code')) for (const token of code.querySelectorAll('*')) tokens.add(token);
+  return tokens;
 }
 
 /** Boilerplate words that name what a block is, however much of the page such blocks hold. */

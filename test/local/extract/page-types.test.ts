@@ -362,6 +362,22 @@ test('markdown links are absolute, lead somewhere a reader can go, and images an
   t.regex(extracted.markdown ?? '', /\[Install\]\(https:\/\/tool\.example\/docs\/install\)/);
 });
 
+test("a code sample's comments stay: a highlighter's 'comment' class names a token of the code, not a comments section", (t) => {
+  const article = page(
+    '<title>Getting started with git — Dev notes</title>',
+    `<main><article><h1>Getting started with git</h1>
+     <p>${'Version control is a critical part of any developer toolkit, whatever the size of the project or the team. '.repeat(4)}</p>
+     <p>To get started, I would suggest digging in with the following commands, each with a note on what it does:</p>
+     <pre><code class="language-bash"><span class="hljs-comment"># initialize a repository</span>\ngit init\n<span class="token comment"># see what changed</span>\ngit status</code></pre>
+     <p>${'Each of these commands has many options, and the manual pages explain them well enough for daily use. '.repeat(3)}</p></article>
+     <div class="comments"><p>${'Great post, thanks for writing it up so clearly for the rest of us! '.repeat(3)}</p></div></main>`,
+  );
+  const extracted = extractHtml(article, 'https://dev.example/notes/git', { markdown: true });
+  t.regex(extracted.text, /# initialize a repository\ngit init\n# see what changed\ngit status/);
+  t.regex(extracted.markdown ?? '', /```\n# initialize a repository\ngit init\n# see what changed\ngit status\n```/);
+  t.notRegex(extracted.text, /Great post/);
+});
+
 test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {
   // Shiki's span.line and Expressive Code's div.ec-line, with the newlines left to CSS: as text the
   // lines would run together ("…my-appcd my-app").

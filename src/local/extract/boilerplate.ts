@@ -3,7 +3,7 @@
  * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
-import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -374,6 +374,38 @@ export function pruneExtractedContent(content: DomElement, title: string | null,
     if (AD_LABEL.test(block.text) || (block.wordCount <= MAX_LABEL_WORDS * 2 && COPYRIGHT.test(block.text))) removed.add(block);
   }
   for (const block of removed) block.element.remove();
+}
+
+/**
+ * The heading a blog or news site puts over its comments: "Comments", "12 Comments", "Leave a Reply",
+ * "Reader comments (4)". Not "Comment" alone, "Discussion" or "Responses", which head sections of
+ * articles, papers and reports.
+ */
+const COMMENTS_HEADING = /^(?:(?:\d+\s+)?(?:reader\s+|user\s+)?comments|\d+\s+comment|leave\s+a\s+(?:reply|comment)|post\s+a\s+comment|add\s+a\s+comment|join\s+the\s+(?:discussion|conversation))(?:\s*\(\d+\))?\s*:?$/i;
+/** Prose before the heading: the article itself has been read by then. */
+const MIN_TEXT_BEFORE_COMMENTS = 500;
+
+/**
+ * Ends the content at a comments heading: the heading and everything after it go. Comments that
+ * carry no comment markup (a plain "post" block under an <h3>COMMENTS</h3>) get past the class and
+ * id rules, and Readability takes them in with the article they follow.
+ */
+export function cutAtCommentsHeading(content: DomElement): void {
+  const heading = [...content.querySelectorAll('h1, h2, h3, h4, h5, h6')].find((element) => COMMENTS_HEADING.test(normalizeSpace(element.textContent)));
+  if (!heading || textBefore(content, heading) < MIN_TEXT_BEFORE_COMMENTS) return;
+  for (let node: DomElement = heading; node !== content && node.parentElement; node = node.parentElement) {
+    while (node.nextSibling) node.nextSibling.remove();
+  }
+  heading.remove();
+}
+
+/** Characters of text in the content before the element, in document order. */
+function textBefore(content: DomElement, element: DomElement): number {
+  let total = 0;
+  for (let node: DomElement = element; node !== content && node.parentElement; node = node.parentElement) {
+    for (let sibling: DomNode | null = node.previousSibling; sibling; sibling = sibling.previousSibling) total += normalizeSpace(sibling.textContent).length;
+  }
+  return total;
 }
 
 /** A block's text this long, repeated word for word, is the same block shown twice. */

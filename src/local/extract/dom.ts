@@ -12,6 +12,7 @@ export interface DomNode {
   /** The first child and the next sibling: a walk by them makes no array of children per element (linkedom builds one per childNodes read). */
   readonly firstChild: DomNode | null;
   readonly nextSibling: DomNode | null;
+  readonly previousSibling: DomNode | null;
   readonly childNodes: ArrayLike<DomNode> & Iterable<DomNode>;
   remove(): void;
   appendChild(node: DomNode): DomNode;

@@ -11,7 +11,7 @@
 import { Readability } from '@mozilla/readability';
 import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
-import { removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
+import { cutAtCommentsHeading, removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { TEXT_NODE, normalizeSpace, parseDocument, separateCodeLines, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
@@ -148,7 +148,10 @@ function extractContent(document: DomDocument, html: string, url: string, title:
 function articleContent(document: DomDocument, title: string | null, url: string): Content {
   removeBoilerplateElements(document);
   const content = runReadability(document);
-  if (content) pruneExtractedContent(content, title, url);
+  if (content) {
+    cutAtCommentsHeading(content);
+    pruneExtractedContent(content, title, url);
+  }
   return contentOf(content);
 }
 

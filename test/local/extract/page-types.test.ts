@@ -378,6 +378,24 @@ test("a code sample's comments stay: a highlighter's 'comment' class names a tok
   t.notRegex(extracted.text, /Great post/);
 });
 
+test('comments under a "Comments" heading stay out even without comment markup; a section headed "Comment" stays in', (t) => {
+  const article = page(
+    '<title>Pitch nothing — Startup notes</title>',
+    `<div id="main"><div class="entry"><h1>Pitch nothing</h1>
+     <p>${'Journalists receive hundreds of pitches a day and read the first two lines of each before deciding. '.repeat(4)}</p>
+     <p>So here is what to offer a journalist instead of a product pitch, in four kinds:</p>
+     <h3>Comment</h3><p>${'Offer your opinion and analysis on the news of your field, with a short biography attached. '.repeat(2)}</p>
+     <h3>Access</h3><p>${'Open doors to the people a journalist cannot reach alone, such as investors and founders. '.repeat(2)}</p></div>
+     <div class="post"><h3>COMMENTS</h3><div class="Normal"><p>${'Interesting, I once gave an interview and nothing came of it afterwards. '.repeat(3)}</p>
+     <p>posted on Tuesday at 9:46 AM by a reader</p></div></div></div>`,
+  );
+  const extracted = extractHtml(article, 'https://startup.example/blog/pitch-nothing');
+  t.is(extracted.pageType, 'article');
+  t.regex(extracted.text, /Comment\n+Offer your opinion/);
+  t.regex(extracted.text, /Open doors to the people/);
+  t.notRegex(extracted.text, /COMMENTS|Interesting, I once gave|posted on Tuesday/);
+});
+
 test("a highlighter's line elements with no newline between them stay separate lines, as text and as markdown", (t) => {
   // Shiki's span.line and Expressive Code's div.ec-line, with the newlines left to CSS: as text the
   // lines would run together ("…my-appcd my-app").

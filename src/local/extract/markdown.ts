@@ -8,6 +8,19 @@ import { parseDocument, type DomDocument, type DomElement } from './dom.js';
 
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
 turndown.use(gfm);
+
+/** What the rules read of turndown's DOM nodes (its own parser's, not linkedom's). */
+interface MarkupNode {
+  nodeType: number;
+  nodeName: string;
+  nodeValue: string | null;
+  firstChild: MarkupNode | null;
+  nextSibling: MarkupNode | null;
+  parentNode: MarkupNode | null;
+  childNodes: ArrayLike<MarkupNode>;
+  getAttribute?(name: string): string | null;
+}
+
 turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'button', 'select', 'input', 'textarea']);
 // Images carry no text in the extracted content, and their addresses would be noise to a reader.
 // (turndown.remove does not override turndown's own image rule; a rule of ours does.)
@@ -80,18 +93,6 @@ turndown.addRule('codeBlock', {
   },
 });
 
-/** What the rules read of turndown's DOM nodes (its own parser's, not linkedom's). */
-interface MarkupNode {
-  nodeType: number;
-  nodeName: string;
-  nodeValue: string | null;
-  firstChild: MarkupNode | null;
-  nextSibling: MarkupNode | null;
-  parentNode: MarkupNode | null;
-  childNodes: ArrayLike<MarkupNode>;
-  getAttribute?(name: string): string | null;
-}
-
 /** The text of a <pre> as it shows: a <br> is a line break (textContent would drop it). */
 function preformattedText(node: MarkupNode): string {
   let text = '';
@@ -152,7 +153,7 @@ const LINE_START_ESCAPE = '\u0000';
 const LINE_START_MARKER = /^(?:-|\+ |=|#{1,6} |~~~|>)/;
 const NUMBERED_MARKER = /^\d+(?=\. )/;
 
-/** The mark goes before the marker; a number's escape goes after its digits ("2024\\. "). */
+/** The mark goes before the marker; a number's escape goes after its digits (2024\. ). */
 function markLineStartEscape(text: string, escaped: string): string {
   if (LINE_START_MARKER.test(text)) return LINE_START_ESCAPE + escaped.slice(1);
   const number = NUMBERED_MARKER.exec(text);

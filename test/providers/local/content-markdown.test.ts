@@ -18,7 +18,7 @@ const GUIDE = `<!doctype html><html lang="en"><head><title>Installing the widget
 <table><thead><tr><th>Flag</th><th>Meaning</th></tr></thead>
 <tbody><tr><td>--quiet</td><td>prints nothing but errors</td></tr><tr><td>--watch</td><td>rebuilds when a note changes</td></tr></tbody></table>
 <h2>First run</h2>
-<p>Run the tool once by hand before adding it to a scheduler, so that its questions can be answered.</p>
+<p>Run the tool once by hand before adding it to <a href="/docs/scheduler">a scheduler</a>, so that its questions can be answered.</p>
 <pre><code>widget init ./notes
 widget build --quiet</code></pre>
 </article></main>
@@ -87,10 +87,12 @@ const search = async (gateway: Awaited<ReturnType<typeof setup>>['gateway'], tex
 };
 
 test('format "markdown": a page fetched for the request comes as markdown, with headings, lists, tables and code fences', async (t) => {
-  const { gateway } = await setup(t, false);
+  const { gateway, site } = await setup(t, false);
   const { response, results } = await search(gateway, { format: 'markdown' });
   t.is(response.status, 200);
   const markdown: string = results[0].text;
+  // A relative link comes absolute, resolved against the page's own address.
+  t.true(markdown.includes(`before adding it to [a scheduler](${site.url}/docs/scheduler), so that`), markdown);
   t.regex(markdown, /^## Requirements$/m);
   t.regex(markdown, /^[-*] +A recent operating system with a terminal$/m);
   t.regex(markdown, /^\| *Flag *\| *Meaning *\|$/m);

@@ -18,7 +18,7 @@ import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
 import { PRICE, detectPageType } from './page-type.js';
-import { htmlToMarkdown } from './markdown.js';
+import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
 import { productFacts, removeOtherProductSections, withProductFacts } from './product.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
@@ -229,11 +229,22 @@ function removeRepeatedQuotes(region: DomElement): void {
   }
 }
 
-/** The page as every extraction path reads it: parsed, with highlighted code lines apart. */
+/** The page as every extraction path reads it: parsed, with highlighted code lines apart and each code block's language kept. */
 function parsePage(html: string): DomDocument {
   const document = parseDocument(html);
   separateCodeLines(document, html);
+  labelCodeLanguages(document);
   return document;
+}
+
+/** Keeps the language a code block's classes name in an attribute, which Readability leaves alone. */
+function labelCodeLanguages(document: DomDocument): void {
+  for (const pre of document.body?.querySelectorAll('pre') ?? []) {
+    const code = pre.firstElementChild?.nodeName === 'CODE' ? pre.firstElementChild : null;
+    const wrapper = pre.parentElement;
+    const language = languageOfCodeClasses([code, pre, wrapper, wrapper?.parentElement].map((element) => element?.getAttribute('class')));
+    if (language) pre.setAttribute(CODE_LANGUAGE_ATTRIBUTE, language);
+  }
 }
 
 function parseVisibleDocument(html: string): DomDocument {

@@ -107,15 +107,26 @@ function preformattedText(node: MarkupNode): string {
 /** "language-python" or "lang-js" on the block or its code element, "highlight-python" on a Sphinx wrapper. */
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang|highlight|highlight-source)-([A-Za-z0-9_+#.-]+)/;
 const NO_LANGUAGE = new Set(['none', 'default', 'text', 'plaintext', 'plain', 'nohighlight']);
+/**
+ * Where the extractor keeps a block's language: Readability strips class names, and with them the
+ * language they name, before the content reaches turndown.
+ */
+export const CODE_LANGUAGE_ATTRIBUTE = 'data-language';
 
-function codeLanguage(pre: MarkupNode): string {
-  const code = pre.firstChild?.nodeName === 'CODE' ? pre.firstChild : null;
-  for (const element of [code, pre, pre.parentNode, pre.parentNode?.parentNode]) {
-    const className = element?.getAttribute?.('class') ?? '';
-    const language = LANGUAGE_CLASS.exec(className)?.[1];
+/** The language named by the classes of a code block, its <code>, then its wrappers, nearest first; '' for none. */
+export function languageOfCodeClasses(classNames: ReadonlyArray<string | null | undefined>): string {
+  for (const className of classNames) {
+    const language = LANGUAGE_CLASS.exec(className ?? '')?.[1];
     if (language) return NO_LANGUAGE.has(language.toLowerCase()) ? '' : language;
   }
   return '';
+}
+
+function codeLanguage(pre: MarkupNode): string {
+  const labelled = pre.getAttribute?.(CODE_LANGUAGE_ATTRIBUTE);
+  if (labelled) return labelled;
+  const code = pre.firstChild?.nodeName === 'CODE' ? pre.firstChild : null;
+  return languageOfCodeClasses([code, pre, pre.parentNode, pre.parentNode?.parentNode].map((element) => element?.getAttribute?.('class')));
 }
 
 /**

@@ -374,7 +374,7 @@ test("a code sample's comments stay: a highlighter's 'comment' class names a tok
   );
   const extracted = extractHtml(article, 'https://dev.example/notes/git', { markdown: true });
   t.regex(extracted.text, /# initialize a repository\ngit init\n# see what changed\ngit status/);
-  t.regex(extracted.markdown ?? '', /```\n# initialize a repository\ngit init\n# see what changed\ngit status\n```/);
+  t.regex(extracted.markdown ?? '', /```bash\n# initialize a repository\ngit init\n# see what changed\ngit status\n```/);
   t.notRegex(extracted.text, /Great post/);
 });
 

@@ -87,7 +87,8 @@ turndown.addRule('codeBlock', {
     const pre = node as unknown as MarkupNode;
     const code = preformattedText(pre).replace(/\n+$/, '');
     if (!code.trim()) return '';
-    const longestFence = Math.max(0, ...[...code.matchAll(/^`{3,}/gm)].map((match) => match[0].length));
+    // A reduce, not Math.max(...): a hostile page can hold more fence lines than a call has arguments.
+    const longestFence = [...code.matchAll(/^`{3,}/gm)].reduce((longest, match) => Math.max(longest, match[0].length), 0);
     const fence = '`'.repeat(Math.max(3, longestFence + 1));
     return `\n\n${fence}${codeLanguage(pre)}\n${code}\n${fence}\n\n`;
   },

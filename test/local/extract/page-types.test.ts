@@ -336,6 +336,8 @@ test('markdown fences every preformatted block, names its language, and keeps ea
   t.is(htmlToMarkdown('<pre><code class="language-none">plain</code></pre>'), '```\nplain\n```');
   // A fence inside the code gets a longer fence around it.
   t.is(htmlToMarkdown('<pre><code>```\ninner\n```</code></pre>'), '````\n```\ninner\n```\n````');
+  // More fence lines than a function call takes arguments: still one block, no exception.
+  t.true(htmlToMarkdown(`<pre>${'```\n'.repeat(200_000)}</pre>`).startsWith('````\n```\n'));
   t.is(htmlToMarkdown('<p>Before.</p><pre>   </pre><p>After.</p>'), 'Before.\n\nAfter.');
   const table = htmlToMarkdown(
     '<table>\n<tr>\n<th>Operator</th>\n<th>Meaning</th>\n</tr>\n<tr>\n<td><code>a | b</code></td>\n<td><p>either one</p><p>or both</p></td>\n</tr>\n</table>',

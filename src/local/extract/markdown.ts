@@ -123,9 +123,12 @@ export function languageOfCodeClasses(classNames: ReadonlyArray<string | null | 
   return '';
 }
 
+/** A language name as a fence's info string may carry it: a page can set the attribute itself, to anything. */
+const LANGUAGE_NAME = /^[A-Za-z0-9_+#.-]{1,40}$/;
+
 function codeLanguage(pre: MarkupNode): string {
-  const labelled = pre.getAttribute?.(CODE_LANGUAGE_ATTRIBUTE);
-  if (labelled) return labelled;
+  const labelled = pre.getAttribute?.(CODE_LANGUAGE_ATTRIBUTE)?.trim();
+  if (labelled && LANGUAGE_NAME.test(labelled)) return NO_LANGUAGE.has(labelled.toLowerCase()) ? '' : labelled;
   const code = pre.firstChild?.nodeName === 'CODE' ? pre.firstChild : null;
   return languageOfCodeClasses([code, pre, pre.parentNode, pre.parentNode?.parentNode].map((element) => element?.getAttribute?.('class')));
 }

@@ -334,6 +334,9 @@ test('markdown fences every preformatted block, names its language, and keeps ea
   t.is(sphinx, '```python\ndef retry():\n    return 3\n```');
   t.is(htmlToMarkdown('<pre>first line<br>second line</pre>'), '```\nfirst line\nsecond line\n```');
   t.is(htmlToMarkdown('<pre><code class="language-none">plain</code></pre>'), '```\nplain\n```');
+  // A page's own data-language names the fence's language only when it is a name.
+  t.is(htmlToMarkdown('<pre data-language="ruby">puts 1</pre>'), '```ruby\nputs 1\n```');
+  t.is(htmlToMarkdown('<pre data-language="x\n```\n# Injected">puts 1</pre>'), '```\nputs 1\n```');
   // A fence inside the code gets a longer fence around it.
   t.is(htmlToMarkdown('<pre><code>```\ninner\n```</code></pre>'), '````\n```\ninner\n```\n````');
   // More fence lines than a function call takes arguments: still one block, no exception.

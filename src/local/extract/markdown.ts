@@ -57,11 +57,16 @@ function escapeDestination(destination: string): string {
   return /\s/.test(escaped) ? `<${escaped}>` : escaped;
 }
 
+/** Content that markdown must keep on one line (a heading, a table cell): its lines joined by a space. */
+function onOneLine(content: string): string {
+  return content.replace(/\s*\n\s*/g, ' ').trim();
+}
+
 /** An ATX heading is one line: a <br> in a heading ("Two<br>lines") would end it halfway. */
 turndown.addRule('heading', {
   filter: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
   replacement: (content, node) => {
-    const text = content.replace(/\s*\n\s*/g, ' ').trim();
+    const text = onOneLine(content);
     return text ? `\n\n${'#'.repeat(Number(node.nodeName.charAt(1)))} ${text}\n\n` : '';
   },
 });
@@ -142,7 +147,7 @@ turndown.addRule('tableCell', {
   filter: ['th', 'td'],
   replacement: (content, node) => {
     const cell = node as unknown as MarkupNode;
-    const text = content.replace(/\s*\n\s*/g, ' ').trim().replaceAll('|', '\\|');
+    const text = onOneLine(content).replaceAll('|', '\\|');
     const isFirst = !cell.parentNode || Array.from(cell.parentNode.childNodes).find((child) => child.nodeType === 1) === cell;
     return `${isFirst ? '| ' : ' '}${text} |`;
   },

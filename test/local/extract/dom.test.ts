@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
-import { parseDocument } from '../../../src/local/extract/dom.js';
+import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, parseDocument, type DomNode } from '../../../src/local/extract/dom.js';
 
 // patches/linkedom+*.patch makes linkedom create a node's listener map on its first listener instead
 // of in every node's constructor (the extraction benchmark's speed); events must work as before.
@@ -49,4 +49,44 @@ test('attribute names written in upper case are read as HTML reads them, in lowe
   t.is(division.id, 'menu');
   t.is(document.querySelector('a[href]')?.getAttribute('href'), '/next');
   t.truthy(document.querySelector('.nav'));
+});
+
+function nested(depth: number, open: (level: number) => string, close: (level: number) => string, inner: string): string {
+  const levels = Array.from({ length: depth }, (_, level) => level);
+  return `<html><body>${levels.map(open).join('')}${inner}${levels.reverse().map(close).join('')}</body></html>`;
+}
+
+function depthOf(document: ReturnType<typeof parseDocument>): number {
+  let deepest = 0;
+  // Levels below <html>, as capNestingDepth counts them.
+  const pending: Array<[DomNode, number]> = [[document.documentElement, 0]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    deepest = Math.max(deepest, depth);
+    for (let child = node.firstChild; child; child = child.nextSibling) if (child.nodeType === ELEMENT_NODE) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+test('a page nested deeper than MAX_ELEMENT_DEPTH keeps its text, in order, below that depth', (t) => {
+  const html = nested(
+    20_000,
+    (level) => (level % 2 === 0 ? `<div>block ${level}` : `<span>inline ${level} `),
+    (level) => (level % 2 === 0 ? '</div>' : '</span>'),
+    '<p>the end</p><script>not text</script>',
+  );
+  const document = parseDocument(html);
+  t.is(depthOf(document), MAX_ELEMENT_DEPTH);
+  const text = document.body!.textContent!;
+  t.true(text.endsWith('\nblock 19998inline 19999 \nthe end\n'), 'a block element starts and ends a line, an inline one neither');
+  t.false(text.includes('not text'));
+  t.true(text.indexOf('block 200') < text.indexOf('block 19998'));
+  t.true(text.includes('block 0inline 1 block 2'), 'the levels above the cap keep their elements');
+});
+
+test('a page within MAX_ELEMENT_DEPTH keeps every element', (t) => {
+  const html = nested(MAX_ELEMENT_DEPTH - 2, () => '<div>', () => '</div>', '<p>leaf</p>');
+  const document = parseDocument(html);
+  t.is(document.querySelectorAll('div').length, MAX_ELEMENT_DEPTH - 2);
+  t.is(document.querySelector('p')?.textContent, 'leaf');
 });

@@ -191,3 +191,12 @@ test('on a product page, a section rendered twice is kept once, and lines repeat
   t.is(extracted.text.split(story).length - 1, 1);
   t.is(extracted.text.split(feature).length - 1, 2);
 });
+
+test('a page of 20,000 nested elements is extracted, as text and as markdown, instead of overflowing the stack', (t) => {
+  const depth = 20_000;
+  const article = `<h1>Deep page</h1><p>${'The words of the deepest paragraph, which is the page. '.repeat(12)}</p>`;
+  const html = `<html><head><title>Deep page</title></head><body>${'<div>'.repeat(depth)}${article}${'</div>'.repeat(depth)}</body></html>`;
+  const page = extractHtml(html, 'https://example.com/deep', { markdown: true });
+  t.true(page.text.includes('The words of the deepest paragraph'));
+  t.true(page.markdown!.includes('The words of the deepest paragraph'));
+});

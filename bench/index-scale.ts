@@ -34,6 +34,8 @@ import { percentile } from './latency.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = resolve(REPO_ROOT, 'dist/src/cli/main.js');
+/** The `searchgate` command's own launcher (its malloc settings): memory is measured as users run it. */
+const NODE = resolve(REPO_ROOT, 'bin/searchgate-node');
 const { values: flags } = parseArgs({
   options: {
     'work-dir': { type: 'string', default: '/tmp/searchgate-bench/bakeoff' },
@@ -127,7 +129,7 @@ interface RunReport {
 async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
   const args = [CLI, 'index', 'add', file, '--dir', indexDir, ...(VECTORS ? [] : ['--no-vectors'])];
   console.log(`$ node ${args.slice(1).join(' ')}`);
-  const child = spawn(process.execPath, args, { env: { ...process.env, SEARCHGATE_PROGRESS_INTERVAL_MS: '1000' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NODE, args, { env: { ...process.env, SEARCHGATE_PROGRESS_INTERVAL_MS: '1000' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const started = performance.now();
   // Pages done (written or found unchanged), not pages read: the reader runs up to two batches ahead.
   const progress: { seconds: number; done: number }[] = [];
@@ -211,7 +213,7 @@ async function startGateway(indexDir: string, workDir: string): Promise<Gateway>
     }),
   );
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(NODE, [CLI, 'serve'], {
     env: { ...process.env, SEARCHGATE_CONFIG: config, SEARCHGATE_API_KEYS: API_KEY, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -284,7 +286,7 @@ async function addToFoundDelay(gateway: Gateway, indexDir: string, workDir: stri
   const file = join(workDir, 'scale-one-page.jsonl');
   writeFileSync(file, `${JSON.stringify({ url: `https://delay.example/${token}`, title: `Delay probe ${token}`, text: `A page written to time how soon ${token} is found.` })}\n`);
   const started = performance.now();
-  const writer = spawn(process.execPath, [CLI, 'index', 'add', file, '--dir', indexDir, ...(VECTORS ? [] : ['--no-vectors'])], { stdio: 'ignore' });
+  const writer = spawn(NODE, [CLI, 'index', 'add', file, '--dir', indexDir, ...(VECTORS ? [] : ['--no-vectors'])], { stdio: 'ignore' });
   const exited = once(writer, 'exit').then(() => (performance.now() - started) / 1000);
   for (;;) {
     if ((await search(gateway, token)).length > 0) break;

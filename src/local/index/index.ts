@@ -165,8 +165,18 @@ function nextRevision(): number {
   return lastRevision;
 }
 
+/**
+ * Lance reads a scan ahead into a buffer of 2 GiB by default, sized for 256 reads in flight from an
+ * object store; a local disk fills it. The compaction inside each fold scans the whole table, so the
+ * fold read the table ahead and its memory grew with it, about 2.4 KiB a page of 3 KB of text
+ * (docs/benchmarks.md, "The fold's read-ahead"). 64 MiB is eight of Lance's 8 MiB pages in flight.
+ * An operator's own LANCE_DEFAULT_IO_BUFFER_SIZE is kept. Lance reads it once, at its first scan.
+ */
+export const LANCE_IO_BUFFER_BYTES = 64 * 1_048_576;
+
 /** `directory` may also be an `s3://bucket/prefix` URI (location.ts): LanceDB then reads and writes the store. */
 export async function openLocalIndex(directory: string, options: LocalIndexOptions = {}): Promise<LocalIndex> {
+  process.env.LANCE_DEFAULT_IO_BUFFER_SIZE ??= String(LANCE_IO_BUFFER_BYTES);
   const location = parseIndexLocation(directory);
   if (location.kind === 'directory' && !options.readOnly) await mkdir(directory, { recursive: true });
   const readConsistencyMs = options.readConsistencyMs ?? DEFAULT_READ_CONSISTENCY_MS;

@@ -1,4 +1,5 @@
 /** The local index on disk: writes, search with filters, ranking, snippets, reopening. */
+import { execFileSync } from 'node:child_process';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, Schema, Utf8 } from 'apache-arrow';
 import test from 'ava';
@@ -455,4 +456,21 @@ test('an index made before the markdown column is read as it is, and a writer ad
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   t.deepEqual(seen, added);
+});
+
+test("opening an index bounds Lance's scan read-ahead, unless the operator set it", async (t) => {
+  // In children: Lance reads the setting once per process, and this process's may be set already.
+  const script = `
+    const { openLocalIndex, LANCE_IO_BUFFER_BYTES } = await import(${JSON.stringify(new URL('../../../src/local/index/index.js', import.meta.url).href)});
+    const index = await openLocalIndex(process.argv[1]);
+    await index.close();
+    console.log(JSON.stringify({ set: process.env.LANCE_DEFAULT_IO_BUFFER_SIZE, ours: String(LANCE_IO_BUFFER_BYTES) }));`;
+  const directory = await temporaryDirectory(t);
+  const run = (env: NodeJS.ProcessEnv) =>
+    JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, directory], { env, encoding: 'utf8' })) as { set: string; ours: string };
+  const { LANCE_DEFAULT_IO_BUFFER_SIZE: _, ...withoutSetting } = process.env;
+  const byDefault = run(withoutSetting);
+  t.is(byDefault.set, byDefault.ours);
+  t.true(Number(byDefault.ours) <= 256 * 1_048_576, "well under Lance's own 2 GiB");
+  t.is(run({ ...withoutSetting, LANCE_DEFAULT_IO_BUFFER_SIZE: '1073741824' }).set, '1073741824');
 });

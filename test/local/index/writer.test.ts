@@ -77,6 +77,32 @@ test('foldEveryPages folds during a long run; foldEveryMs makes a trickle search
   await trickle.close();
 });
 
+test('a bulk run held back by a slow embedder writes full batches, and folds by count, not by the trickle delay', async (t) => {
+  const { index } = await freshIndex(t, { maxUnindexedRows: 0 });
+  const embedder = bagOfWordsEmbedder();
+  const batchSizes: number[] = [];
+  const slowEmbedder = {
+    ...embedder,
+    async embedPages(pages: Parameters<typeof embedder.embedPages>[0]) {
+      batchSizes.push(pages.length);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return embedder.embedPages(pages);
+    },
+  };
+  const pages = Array.from({ length: 40 }, (_, i) => page(`https://bulk.example/${i}`, { text: `wombat burrow ${i}` }));
+  // A page waits 20 ms for its batch, a batch embeds in 150 ms: the input is always ahead.
+  const counters = await IndexWriter.writeAll(index, pages, {
+    embedder: slowEmbedder,
+    batchPages: 4,
+    batchDelayMs: 20,
+    foldEveryMs: 200,
+    foldEveryPages: 1_000,
+  });
+  t.deepEqual(batchSizes, Array(10).fill(4), 'no batch cut short while two were in flight');
+  t.like(counters, { written: 40, folds: 1 });
+  t.is((await index.search({ ...query('wombat'), limit: 100 })).hits.length, 40);
+});
+
 test('a second run skips what is already in and writes what changed; the old text is gone after the fold', async (t) => {
   const { index } = await freshIndex(t);
   const first = await IndexWriter.open(index);

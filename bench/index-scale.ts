@@ -128,7 +128,7 @@ interface RunReport {
 
 async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
   const args = [CLI, 'index', 'add', file, '--dir', indexDir, ...(VECTORS ? [] : ['--no-vectors'])];
-  console.log(`$ node ${args.slice(1).join(' ')}`);
+  console.log(`$ searchgate ${args.slice(1).join(' ')}`);
   const child = spawn(NODE, args, { env: { ...process.env, SEARCHGATE_PROGRESS_INTERVAL_MS: '1000' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const started = performance.now();
   // Pages done (written or found unchanged), not pages read: the reader runs up to two batches ahead.

@@ -83,12 +83,22 @@ export const MAX_ELEMENT_DEPTH = 128;
  * since the pages it is for are those a recursion cannot walk.
  */
 export function capNestingDepth(root: DomNode): void {
+  walkBranch(root, (node, depth) => {
+    if (depth < MAX_ELEMENT_DEPTH || node.nodeType !== ELEMENT_NODE || !node.firstChild) return true;
+    (node as DomElement).textContent = textOfBranch(node);
+    return false;
+  });
+}
+
+/**
+ * Visits a branch's nodes in document order without a recursion (depth 1 is root's children):
+ * `enter` says whether to go into a node's children, `leave` runs once they are done.
+ */
+function walkBranch(root: DomNode, enter: (node: DomNode, depth: number) => boolean, leave?: (node: DomNode) => void): void {
   let node = root.firstChild;
   let depth = 1;
   while (node) {
-    if (depth === MAX_ELEMENT_DEPTH && node.nodeType === ELEMENT_NODE && node.firstChild) {
-      (node as DomElement).textContent = textOfBranch(node);
-    } else if (node.firstChild) {
+    if (enter(node, depth) && node.firstChild) {
       node = node.firstChild;
       depth++;
       continue;
@@ -97,6 +107,7 @@ export function capNestingDepth(root: DomNode): void {
       node = node.parentNode!;
       depth--;
       if (node === root) return;
+      leave?.(node);
     }
     node = node.nextSibling;
   }
@@ -114,21 +125,15 @@ function textOfBranch(root: DomNode): string {
   const breakLine = (node: DomNode) => {
     if (node.nodeType === ELEMENT_NODE && !INLINE_ELEMENTS.has(node.nodeName) && parts.at(-1) !== '\n') parts.push('\n');
   };
-  let node = root.firstChild;
-  while (node) {
-    if (node.nodeType === TEXT_NODE) parts.push(node.textContent ?? '');
-    else breakLine(node);
-    if (node.nodeType === ELEMENT_NODE && node.firstChild && !UNREAD_ELEMENTS.has(node.nodeName)) {
-      node = node.firstChild;
-      continue;
-    }
-    while (!node.nextSibling) {
-      node = node.parentNode!;
-      if (node === root) return parts.join('');
-      breakLine(node);
-    }
-    node = node.nextSibling;
-  }
+  walkBranch(
+    root,
+    (node) => {
+      if (node.nodeType === TEXT_NODE) parts.push(node.textContent ?? '');
+      else breakLine(node);
+      return node.nodeType === ELEMENT_NODE && !UNREAD_ELEMENTS.has(node.nodeName);
+    },
+    breakLine,
+  );
   return parts.join('');
 }
 

@@ -121,8 +121,6 @@ export class IndexWriter {
   private embedding: Promise<unknown> = Promise.resolve();
   private writing: Promise<void> = Promise.resolve();
   private inFlight = 0;
-  /** The batch's delay ran out while both slots were busy (batchTimeUp). */
-  private batchOverdue = false;
   private readonly waiters: Array<() => void> = [];
   /**
    * What this writer appended since the last fold, by canonical URL: the index's lookup reads only
@@ -232,14 +230,12 @@ export class IndexWriter {
    */
   private batchTimeUp(): void {
     this.timer = undefined;
-    if (this.inFlight >= MAX_BATCHES_IN_FLIGHT) this.batchOverdue = true;
-    else this.dispatch();
+    if (this.inFlight < MAX_BATCHES_IN_FLIGHT) this.dispatch();
   }
 
   private dispatch(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.batchOverdue = false;
     const batch = this.batch;
     this.batch = [];
     if (batch.length === 0) return;
@@ -261,8 +257,9 @@ export class IndexWriter {
       .finally(() => {
         this.inFlight -= 1;
         this.waiters.splice(0).forEach((wake) => wake());
-        // Woken, a bulk input fills the batch first; a trickle's batch is cut after one more delay.
-        if (this.batchOverdue) this.timer ??= setTimeout(() => this.batchTimeUp(), this.options.batchDelayMs);
+        // A batch without a timer is one whose delay ran out while the slots were busy. Woken, a bulk
+        // input fills it first; a trickle's is cut after one more delay.
+        if (this.batch.length > 0) this.timer ??= setTimeout(() => this.batchTimeUp(), this.options.batchDelayMs);
       });
   }
 

@@ -1,5 +1,7 @@
 /** The local index on disk: writes, search with filters, ranking, snippets, reopening. */
 import { execFileSync } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, Schema, Utf8 } from 'apache-arrow';
 import test from 'ava';
@@ -473,4 +475,21 @@ test("opening an index bounds Lance's scan read-ahead, unless the operator set i
   t.is(byDefault.set, byDefault.ours);
   t.true(Number(byDefault.ours) <= 256 * 1_048_576, "well under Lance's own 2 GiB");
   t.is(run({ ...withoutSetting, LANCE_DEFAULT_IO_BUFFER_SIZE: '1073741824' }).set, '1073741824');
+});
+
+test('every fold leaves the table as one fragment, so that the next fold copies only the rows appended since', async (t) => {
+  const directory = await temporaryDirectory(t);
+  const index = await openLocalIndex(directory, { keepVersionsMs: 0 });
+  t.teardown(() => index.close());
+  const dataFiles = async () => (await readdir(join(directory, PAGES_TABLE + '.lance', 'data'))).length;
+  const added: string[] = [];
+  for (const round of [1, 2, 3]) {
+    const pages = Array.from({ length: 40 }, (_, i) => page(`https://round${round}.example/${i}`, { text: `wombat round ${round} ${filler(30)}` }));
+    await index.upsert(pages);
+    added.push(...pages.map((one) => one.url));
+    // With no version kept, what is left on disk is the current version's fragments alone.
+    t.is(await dataFiles(), 1, `after fold ${round}`);
+    t.is(await index.unindexedRows(), 0);
+  }
+  t.deepEqual(await urlsFound(index, 'wombat', { limit: 200 }), added.sort());
 });

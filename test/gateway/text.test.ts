@@ -1,6 +1,7 @@
 import test from 'ava';
 import { displayUrl, leadingSentences, leadingWords, truncateCodePoints } from '../../src/gateway/text.js';
-import { toIsoUtc as isoDate } from '../../src/util/dates.js';
+import fc from 'fast-check';
+import { toIsoUtc as isoDate, utcMilliseconds } from '../../src/util/dates.js';
 import { isWithinSite } from '../../src/util/domains.js';
 
 test('truncation counts code points: astral characters are one each and never split', (t) => {
@@ -83,4 +84,38 @@ test('dates become ISO 8601 UTC, the common shapes read directly and the rest th
     t.is(isoDate(input), expected, input);
     if (expected !== null && !input.includes(' ') && /Z|[+-]\d\d:?\d\d$|^\d{4}-\d\d-\d\d$/.test(input)) t.is(isoDate(input), fromDateParse, `${input} agrees with Date.parse`);
   }
+});
+
+test('a date already in ISO 8601 UTC reads as the general reader reads it: every such shape, valid or not', (t) => {
+  const general = (value: string) => {
+    const time = utcMilliseconds(value);
+    return time === null ? null : new Date(time).toISOString();
+  };
+  const digit = fc.constantFrom(...'0123456789');
+  const noisy = fc.constantFrom(...'0123456789-T:.Z /x');
+  const two = (first: fc.Arbitrary<string>) => fc.tuple(first, digit).map(([a, b]) => a + b);
+  const isoLike = fc
+    .tuple(
+      fc.constantFrom('0999', '1000', '1900', '1970', '2000', '2023', '2024', '2100', '9999'),
+      two(fc.constantFrom('0', '1')),
+      two(fc.constantFrom('0', '1', '2', '3')),
+      two(fc.constantFrom('0', '1', '2')),
+      two(fc.constantFrom(...'0123456')),
+      two(fc.constantFrom(...'0123456')),
+      fc.constantFrom('', '.000', '.5', '.123', '.1234'),
+    )
+    .map(([year, month, day, hour, minute, second, fraction]) => `${year}-${month}-${day}T${hour}:${minute}:${second}${fraction}Z`);
+  // The same shapes with one character changed to anything a date string is made of.
+  const mutated = fc.tuple(isoLike, fc.nat(), noisy).map(([text, at, character]) => {
+    const i = at % text.length;
+    return text.slice(0, i) + character + text.slice(i + 1);
+  });
+  fc.assert(
+    fc.property(fc.oneof(isoLike, mutated), (value) => isoDate(value) === general(value)),
+    { numRuns: 20_000, seed: 22 },
+  );
+  t.is(isoDate('2024-02-29T23:59:59Z'), '2024-02-29T23:59:59.000Z');
+  t.is(isoDate('2023-02-29T23:59:59.000Z'), null);
+  t.is(isoDate('1900-02-29T00:00:00.000Z'), null);
+  t.is(isoDate('2000-02-29T00:00:00.000Z'), '2000-02-29T00:00:00.000Z');
 });

@@ -3,9 +3,7 @@
  * request's overall deadline, a cap on reply size, and the classification of every failure into an
  * UpstreamError. Providers only build requests and read replies.
  */
-import { finished, type Readable } from 'node:stream';
-import { Pool } from 'undici';
-import { signalWithTimeout } from '../util/timeout.js';
+import { Pool, type Dispatcher } from 'undici';
 import { UpstreamError, failureKindOfStatus, parseRetryAfter, type UpstreamFailureKind } from './errors.js';
 
 /** One keep-alive pool per upstream origin, shared by every provider that calls it. */
@@ -49,39 +47,34 @@ export interface JsonCall {
 }
 
 export async function callJson(call: JsonCall): Promise<unknown> {
-  const attempt = signalWithTimeout(call.signal, call.timeoutMs, 'attempt timed out');
-  const attemptSignal = attempt.signal;
   const fail = (kind: ConstructorParameters<typeof UpstreamError>[1], message: string, status?: number, retryAfterMs?: number) =>
     new UpstreamError(call.provider, kind, redact(message, call.secrets), status, retryAfterMs);
 
-  let statusCode: number;
-  let headers: Record<string, string | string[] | undefined>;
-  let raw: string;
+  let reply: RawReply;
   try {
     const url = new URL(call.url);
-    const response = await poolFor(url.origin).request({
-      path: url.pathname + url.search,
-      method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
-      headers: {
-        accept: 'application/json',
-        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...call.headers,
+    reply = await exchange(
+      poolFor(url.origin),
+      {
+        path: url.pathname + url.search,
+        method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
+        headers: {
+          accept: 'application/json',
+          ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...call.headers,
+        },
+        body: call.body === undefined ? null : JSON.stringify(call.body),
       },
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      signal: attemptSignal,
-    });
-    statusCode = response.statusCode;
-    headers = response.headers;
-    raw = await readLimited(response.body, call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+      call,
+    );
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
     if (error instanceof ReplyTooLarge) throw fail('garbage', error.message);
-    if (attemptSignal.aborted) throw fail('timeout', call.signal.aborted ? 'request deadline reached' : `no reply within ${call.timeoutMs} ms`);
+    if (error instanceof AttemptAborted) throw fail('timeout', error.byDeadline ? 'request deadline reached' : `no reply within ${call.timeoutMs} ms`);
     throw fail('network', describeNetworkError(error));
-  } finally {
-    attempt.dispose();
   }
 
+  const { statusCode, headers, raw } = reply;
   if (statusCode >= 200 && statusCode < 300) {
     try {
       return JSON.parse(raw) as unknown;
@@ -111,22 +104,89 @@ function parseJson(raw: string): unknown {
 
 class ReplyTooLarge extends Error {}
 
+/** The attempt was given up: its own timeout passed, or the request's deadline (byDeadline). */
+class AttemptAborted extends Error {
+  constructor(readonly byDeadline: boolean) {
+    super(byDeadline ? 'request deadline reached' : 'attempt timed out');
+  }
+}
+
+interface RawReply {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as UTF-8 text. */
+  raw: string;
+}
+
 /**
- * The reply body as text, destroyed past `maxBytes`. Read through its events: an async iterator over
- * the stream costs several promises per chunk (it showed in the profile of the uncached path).
+ * One request and its whole reply, through undici's dispatch handler: the reply's chunks are gathered
+ * as they arrive, up to `maxResponseBytes`, with no stream, async resource or AbortSignal made for
+ * the attempt. `pool.request()` makes all three, and they were most of the client's cost on an
+ * uncached search (docs/benchmarks.md, "Gateway overhead"). The attempt ends at its own timeout or at
+ * the request's deadline (call.signal), whichever comes first; the timer and the listener hold the
+ * attempt until it settles, so no garbage collection can drop its timeout.
  */
-function readLimited(body: Readable, maxBytes: number): Promise<string> {
+function exchange(pool: Pool, request: { path: string; method: 'GET' | 'POST'; headers: Record<string, string>; body: string | null }, call: JsonCall): Promise<RawReply> {
+  const maxBytes = call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const deadline = call.signal;
+  if (deadline.aborted) return Promise.reject(new AttemptAborted(true));
   return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    /** Why the attempt was given up, before undici was told (it may not have started yet). */
+    let abandoned: Error | null = null;
+    let statusCode = 0;
+    let headers: RawReply['headers'] = {};
     const chunks: Buffer[] = [];
     let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) return void chunks.push(chunk);
-      reject(new ReplyTooLarge(`reply larger than ${maxBytes} bytes`));
-      body.destroy();
-    });
-    // The stream's error, or a premature close, as iterating it would throw them.
-    finished(body, (error) => (error ? reject(error) : resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'))));
+    let settled = false;
+
+    const settle = (error: Error | null, reply?: RawReply) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      deadline.removeEventListener('abort', onDeadline);
+      if (error) reject(error);
+      else resolve(reply!);
+    };
+    const abandon = (reason: Error) => {
+      if (settled || abandoned) return;
+      abandoned = reason;
+      // Once started, undici ends the request and calls onResponseError. One still waiting for a
+      // connection is aborted as it starts, but its caller need not wait for that.
+      if (controller) controller.abort(reason);
+      else settle(reason);
+    };
+    const onDeadline = () => abandon(new AttemptAborted(true));
+    const timer = setTimeout(() => abandon(new AttemptAborted(false)), call.timeoutMs);
+    deadline.addEventListener('abort', onDeadline, { once: true });
+
+    pool.dispatch(
+      { path: request.path, method: request.method, headers: request.headers, body: request.body },
+      {
+        onRequestStart(started) {
+          controller = started;
+          if (abandoned) started.abort(abandoned);
+        },
+        onResponseStart(_controller, status, replyHeaders) {
+          // 1xx informational answers come before the real one.
+          if (status < 200) return;
+          statusCode = status;
+          headers = replyHeaders;
+        },
+        onResponseData(_controller, chunk) {
+          size += chunk.length;
+          if (size <= maxBytes) chunks.push(chunk);
+          else abandon(new ReplyTooLarge(`reply larger than ${maxBytes} bytes`));
+        },
+        onResponseEnd() {
+          settle(null, { statusCode, headers, raw: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8') });
+        },
+        onResponseError(_controller, error) {
+          // The reason the attempt was given up for, rather than undici's wrapping of it.
+          settle(abandoned ?? error);
+        },
+      },
+    );
   });
 }
 

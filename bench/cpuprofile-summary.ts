@@ -62,7 +62,7 @@ const STAGES: Array<[string, (frame: CallFrame) => boolean]> = [
   ['read upstream reply body (readLimited)', (f) => f.functionName === 'readLimited'],
   ['undici client: upstream request/response', (f) => f.url.includes('node_modules/undici/')],
   ['callJson: AbortSignal.any/timeout, JSON.parse of the reply', (f) => f.functionName === 'callJson'],
-  ['p-retry wrapper, upstream metrics', (f) => f.url.includes('node_modules/p-retry/') || (f.url.includes('/gateway/upstream.') && /^(withRetries|once|record|pRetry\.retries)$/.test(f.functionName))],
+  ['retry loop, upstream metrics', (f) => f.url.includes('node_modules/p-retry/') || (f.url.includes('/gateway/upstream.') && /^(withRetries|retryWaitMs|once|record|pRetry\.retries)$/.test(f.functionName))],
   ['provider: build request, map reply (searchgate-compatible)', (f) => f.url.includes('/vendors/')],
   ['Deadline (AbortSignal.timeout)', (f) => f.url.includes('/gateway/deadline.')],
   ['request body parsing (server/body.ts; koa-bodyparser, co-body, raw-body, bourne, type-is)', (f) => /node_modules\/(koa-bodyparser|co-body|raw-body|@hapi\/bourne|type-is|iconv-lite|inflation)\//.test(f.url) || f.functionName === 'requireJsonBody' || f.url.includes('/server/body.')],

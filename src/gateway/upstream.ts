@@ -1,12 +1,11 @@
 /**
  * Every upstream call goes through here: bounded retries of retryable failures only, exponential
- * backoff with jitter (p-retry), Retry-After honoured, the request deadline respected, a metric for
+ * backoff with jitter, Retry-After honoured, the request deadline respected, a metric for
  * each attempt, and each outcome reported to the provider's health (src/gateway/health.ts). The
  * chain helper skips providers whose circuit is open or that asked us to wait, and turns a chain's
  * failures into the status at our edge.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import pRetry from 'p-retry';
 import { ApiError, retryAfterSeconds } from '../api/errors.js';
 import { UpstreamError } from '../providers/errors.js';
 import type { Logger } from '../server/logger.js';
@@ -107,38 +106,40 @@ export class UpstreamCaller {
     throw chainFailure(operation, failures, deadline);
   }
 
+  /**
+   * Calls `attempt` until it answers, retrying retryable failures up to `retries` times with
+   * exponential backoff and full jitter (delay n in [min·2^n, 2·min·2^n], capped at maxDelayMs), plus
+   * a provider's Retry-After where it gave one. A loop of its own rather than p-retry's: nearly every
+   * call answers at the first attempt, and p-retry's set-up (options copied and checked, a signal
+   * read before and after the attempt) cost more than the loop does in all (docs/benchmarks.md,
+   * "Gateway overhead").
+   */
   async withRetries<T>(provider: string, operation: Operation, deadline: Deadline, attempt: () => Promise<T>): Promise<T> {
-    let waitForRetryAfterMs = 0;
-    return pRetry(
-      async () => {
-        if (waitForRetryAfterMs > 0) {
-          await sleep(waitForRetryAfterMs, undefined, { signal: deadline.signal });
-          waitForRetryAfterMs = 0;
-        }
-        return this.once(provider, operation, attempt);
-      },
-      {
-        retries: this.policy.retries,
-        minTimeout: this.policy.minDelayMs,
-        maxTimeout: this.policy.maxDelayMs,
-        factor: 2,
-        randomize: true,
-        signal: deadline.signal,
-        shouldRetry: ({ error }) => {
-          if (!(error instanceof UpstreamError) || !error.retryable || deadline.expired) return false;
-          // A 429 pauses the provider; waiting out its Retry-After below is the one retry that pause allows.
-          if (error.kind !== 'rate_limited' && !this.health.of(provider, operation).acceptsRetries) return false;
-          if (error.retryAfterMs !== undefined) {
-            // Waiting past our own deadline or the operator's cap helps nobody: fall back instead.
-            if (error.retryAfterMs > this.policy.maxRetryAfterMs || error.retryAfterMs >= deadline.remainingMs()) return false;
-            waitForRetryAfterMs = error.retryAfterMs;
-          }
-          this.metrics.upstreamRetries.inc({ provider, operation });
-          this.logger.debug('retrying upstream', { provider, operation, reason: error.kind });
-          return true;
-        },
-      },
-    );
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.once(provider, operation, attempt);
+      } catch (error) {
+        const waitMs = this.retryWaitMs(error, provider, operation, deadline, retry);
+        if (waitMs === null) throw error;
+        this.metrics.upstreamRetries.inc({ provider, operation });
+        this.logger.debug('retrying upstream', { provider, operation, reason: (error as UpstreamError).kind });
+        // Rejects with the deadline's abort when it passes first; the caller reads that as a timeout.
+        await sleep(waitMs, undefined, { signal: deadline.signal });
+      }
+    }
+  }
+
+  /** How long to wait before retry number `retry` (from 0) after `error`; null when it is not retried. */
+  private retryWaitMs(error: unknown, provider: string, operation: Operation, deadline: Deadline, retry: number): number | null {
+    if (retry >= this.policy.retries) return null;
+    if (!(error instanceof UpstreamError) || !error.retryable || deadline.expired) return null;
+    // A 429 pauses the provider; waiting out its Retry-After is the one retry that pause allows.
+    if (error.kind !== 'rate_limited' && !this.health.of(provider, operation).acceptsRetries) return null;
+    // Waiting past our own deadline or the operator's cap helps nobody: fall back instead.
+    const retryAfterMs = error.retryAfterMs ?? 0;
+    if (error.retryAfterMs !== undefined && (retryAfterMs > this.policy.maxRetryAfterMs || retryAfterMs >= deadline.remainingMs())) return null;
+    const backoffMs = Math.min(Math.round((1 + Math.random()) * this.policy.minDelayMs * 2 ** retry), this.policy.maxDelayMs);
+    return backoffMs + retryAfterMs;
   }
 
   private readonly series: ReturnType<typeof seriesCache<'provider' | 'operation' | 'outcome'>>;

@@ -121,7 +121,7 @@ test.serial('backoff between attempts grows exponentially from minDelayMs', asyn
 
   t.is(upstream.requests.length, 3);
   const [gap1, gap2] = upstream.gaps() as [number, number];
-  // p-retry with jitter: delay n is in [min·2^n, 2·min·2^n], so the second delay's floor is the first
+  // Backoff with jitter: delay n is in [min·2^n, 2·min·2^n], so the second delay's floor is the first
   // delay's ceiling: a backoff that did not grow would stay under 2·min (but for its last 2.5%).
   // Lower bounds only, since timers never fire early but a loaded machine fires them late: comparing
   // the two measured gaps failed on a busy CI machine when the first was delayed by 37 ms.

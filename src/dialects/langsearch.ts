@@ -3,7 +3,7 @@
  * and POST /v1/rerank, with the Bearer key and the spec's error body. Served by the same route
  * handler as every vendor dialect, so that all share one request flow.
  */
-import { webSearchEnvelopeBytes } from '../api/envelopes.js';
+import { webSearchEnvelopeText } from '../api/envelopes.js';
 import { specErrorReply } from './errors.js';
 import { cohereShapedRerankRoute } from './rerank-family.js';
 import { searchRoute, type Dialect } from './types.js';
@@ -22,7 +22,7 @@ export const langsearchDialect: Dialect = {
       methods: ['POST'],
       path: '/v1/web-search',
       read: (input, tools) => ({ request: tools.validator.parseWebSearch(input.body), echo: null }),
-      render: ({ request, outcome, logId, origin }) => webSearchEnvelopeBytes(logId, request, outcome, `${origin}/v1/`),
+      render: ({ request, outcome, logId, origin }) => webSearchEnvelopeText(logId, request, outcome, `${origin}/v1/`),
       docs: { summary: 'Web search with snippets or full page text' },
     }),
     cohereShapedRerankRoute('/v1/rerank', '1'),

@@ -7,7 +7,7 @@
 import Router, { type Layer } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
-import { JsonBytes } from '../api/envelopes.js';
+import { JsonText } from '../api/envelopes.js';
 import { badRequest } from '../api/errors.js';
 import { authenticateCredential, takeKey } from '../dialects/keys.js';
 import type { Dialect, DialectInput, DialectRoute, DialectTools, Served } from '../dialects/types.js';
@@ -159,12 +159,12 @@ async function serve(ctx: Context, services: Services, tools: DialectTools, dial
   answerWith(ctx, body);
 }
 
-/** A rendered answer as the body: Koa serializes an object; bytes serialized already go as they are. */
+/** A rendered answer as the body: Koa serializes an object; text serialized already goes as it is. */
 function answerWith(ctx: Context, body: unknown) {
-  if (body instanceof JsonBytes) {
-    // The Content-Type Koa gives a JSON body.
+  if (body instanceof JsonText) {
+    // The Content-Type Koa gives a JSON body (set first: Koa would call a string text/plain).
     ctx.set('Content-Type', 'application/json; charset=utf-8');
-    ctx.body = body.bytes;
+    ctx.body = body.text;
   } else {
     ctx.body = body;
   }

@@ -2,7 +2,7 @@
  * The response cache: bounded in bytes (lru-cache), a TTL per entry, and single-flight — concurrent
  * identical requests share one provider call. Failures are never cached. With a shared tier (Redis,
  * for replicas) the memory cache stays in front of it: a hot answer stays one object per replica,
- * which the /v1 route keeps serialized (webSearchEnvelopeBytes), and single-flight stays per replica.
+ * which the /v1 route keeps serialized (webSearchEnvelopeText), and single-flight stays per replica.
  */
 import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../server/metrics.js';

@@ -1,9 +1,9 @@
 /**
- * /v1/web-search's answer serialized once per search outcome (src/api/envelopes.ts): the bytes are
+ * /v1/web-search's answer serialized once per search outcome (src/api/envelopes.ts): the text is
  * JSON.stringify's of the envelope, each answer with its own log_id, on a cache hit as on a miss.
  */
 import test from 'ava';
-import { webSearchEnvelope, webSearchEnvelopeBytes } from '../../src/api/envelopes.js';
+import { webSearchEnvelope, webSearchEnvelopeText } from '../../src/api/envelopes.js';
 import { webSearchRequest } from '../../src/api/validate.js';
 import type { SearchOutcome } from '../../src/gateway/search.js';
 import { searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig } from '../helpers/gateway.js';
@@ -20,30 +20,29 @@ const outcome = (): SearchOutcome => ({
 });
 
 const expected = (logId: string, request: ReturnType<typeof webSearchRequest>, served: SearchOutcome, idBase: string) =>
-  Buffer.from(JSON.stringify(webSearchEnvelope(logId, request, served, idBase)));
+  JSON.stringify(webSearchEnvelope(logId, request, served, idBase));
 
-test('the bytes are JSON.stringify of the envelope, first and on every repeat, each with its own log_id', (t) => {
+test('the text is JSON.stringify of the envelope, first and on every repeat, each with its own log_id', (t) => {
   const served = outcome();
   const request = webSearchRequest({ query: 'q é' });
   const base = 'http://127.0.0.1:8080/v1/';
   for (const logId of ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210', 'short', 'with "quotes" and é']) {
-    t.deepEqual(webSearchEnvelopeBytes(logId, request, served, base).bytes, expected(logId, request, served, base), logId);
+    t.deepEqual(webSearchEnvelopeText(logId, request, served, base).text, expected(logId, request, served, base), logId);
   }
 });
 
-test('another id base, query or text mode serializes again; the stored bytes are never changed', (t) => {
+test('another id base, query or text mode serializes again', (t) => {
   const served = outcome();
   const snippets = webSearchRequest({ query: 'q' });
   const texts = webSearchRequest({ query: 'q', text: { maxCharacters: 100 } });
-  const first = webSearchEnvelopeBytes('a'.repeat(32), snippets, served, 'http://one/v1/').bytes;
-  const kept = Buffer.from(first);
-  t.deepEqual(webSearchEnvelopeBytes('b'.repeat(32), snippets, served, 'http://two/v1/').bytes, expected('b'.repeat(32), snippets, served, 'http://two/v1/'));
-  t.deepEqual(webSearchEnvelopeBytes('c'.repeat(32), texts, served, 'http://two/v1/').bytes, expected('c'.repeat(32), texts, served, 'http://two/v1/'));
+  const first = webSearchEnvelopeText('a'.repeat(32), snippets, served, 'http://one/v1/').text;
+  t.deepEqual(webSearchEnvelopeText('b'.repeat(32), snippets, served, 'http://two/v1/').text, expected('b'.repeat(32), snippets, served, 'http://two/v1/'));
+  t.deepEqual(webSearchEnvelopeText('c'.repeat(32), texts, served, 'http://two/v1/').text, expected('c'.repeat(32), texts, served, 'http://two/v1/'));
   t.false(expected('c'.repeat(32), texts, served, 'http://two/v1/').includes('"snippet"'), 'text mode drops snippets');
   const otherQuery = webSearchRequest({ query: 'other' });
-  t.deepEqual(webSearchEnvelopeBytes('d'.repeat(32), otherQuery, served, 'http://two/v1/').bytes, expected('d'.repeat(32), otherQuery, served, 'http://two/v1/'));
-  t.deepEqual(webSearchEnvelopeBytes('e'.repeat(32), otherQuery, served, 'http://two/v1/').bytes, expected('e'.repeat(32), otherQuery, served, 'http://two/v1/'));
-  t.deepEqual(first, kept, 'an answer already sent is not written over');
+  t.deepEqual(webSearchEnvelopeText('d'.repeat(32), otherQuery, served, 'http://two/v1/').text, expected('d'.repeat(32), otherQuery, served, 'http://two/v1/'));
+  t.deepEqual(webSearchEnvelopeText('e'.repeat(32), otherQuery, served, 'http://two/v1/').text, expected('e'.repeat(32), otherQuery, served, 'http://two/v1/'));
+  t.is(first, expected('a'.repeat(32), snippets, served, 'http://one/v1/'));
 });
 
 test('over HTTP, a cache hit answers the bytes of the miss but for its log_id, with the same headers', async (t) => {

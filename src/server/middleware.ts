@@ -3,7 +3,7 @@
  * metrics and log line, and the one place where any failure becomes an error body: the spec's, or
  * the vendor's on a dialect's paths.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError, errorKind } from '../api/errors.js';
 import type { ErrorScopes, PathScope } from '../dialects/scopes.js';
@@ -25,7 +25,23 @@ export interface RequestState {
   account?: string;
 }
 
-export const newLogId = () => randomUUID().replaceAll('-', '');
+/**
+ * A log id: 32 hex digits, 128 random bits (a UUID without its dashes had 122). Cut from random
+ * bytes drawn 128 ids at a time, which costs a fraction of a randomUUID() and its dashes taken out.
+ */
+export function newLogId(): string {
+  if (logIdOffset === logIdPool.length) {
+    logIdPool = randomBytes(LOG_IDS_PER_DRAW * 16).toString('hex');
+    logIdOffset = 0;
+  }
+  const id = logIdPool.slice(logIdOffset, logIdOffset + 32);
+  logIdOffset += 32;
+  return id;
+}
+
+const LOG_IDS_PER_DRAW = 128;
+let logIdPool = '';
+let logIdOffset = 0;
 
 export function requestLifecycle(metrics: Metrics, logger: Logger, scopes: ErrorScopes) {
   const requestSeries = seriesCache(metrics.httpRequests, metrics.httpDuration);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import test from 'ava';
 import { createAjv, responseValidators } from '../../src/api/validate.js';
+import { newLogId } from '../../src/server/middleware.js';
 import { TEST_KEY, searchEnvelope, sendJson, startGateway, startUpstream, upstreamConfig } from '../helpers/gateway.js';
 
 const validators = responseValidators(createAjv());
@@ -132,4 +133,12 @@ test('web search with an empty provider chain is a 503 that says so', async (t) 
   const gateway = await startGateway({ search: { chain: [] } });
   t.teardown(() => gateway.close());
   await expectError(t, await gateway.post('/v1/web-search', { query: 'q' }), 503, /no search provider is configured/);
+});
+
+test('log ids are 32 hex digits and never repeat, across the draws of random bytes they are cut from', (t) => {
+  const ids = Array.from({ length: 10_000 }, () => newLogId());
+  for (const id of ids) t.regex(id, /^[0-9a-f]{32}$/);
+  t.is(new Set(ids).size, ids.length);
+  // Every hex digit turns up in every position: the ids are random, not a counter.
+  for (let position = 0; position < 32; position++) t.is(new Set(ids.map((id) => id[position])).size, 16, `position ${position}`);
 });

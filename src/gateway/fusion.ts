@@ -25,11 +25,16 @@ export function dedupeKey(url: string): string {
     return url;
   }
   const host = hostWithoutWww(parsed.hostname);
-  const port = parsed.port && !['80', '443'].includes(parsed.port) ? `:${parsed.port}` : '';
+  const port = parsed.port && parsed.port !== '80' && parsed.port !== '443' ? `:${parsed.port}` : '';
   const path = parsed.pathname.replace(/\/+$/, '') || '/';
-  const parameters = [...parsed.searchParams].filter(([name]) => !TRACKING_PARAMETER.test(name)).sort(([a], [b]) => a.localeCompare(b));
-  const query = parameters.length ? `?${new URLSearchParams(parameters).toString()}` : '';
-  return `${host}${port}${path}${query}`;
+  // Most result URLs have no query: reading searchParams would build a URLSearchParams for nothing.
+  return `${host}${port}${path}${parsed.search === '' ? '' : pageParameters(parsed.searchParams)}`;
+}
+
+/** The query string less its tracking parameters, sorted by name; '' when none is left. */
+function pageParameters(searchParams: URLSearchParams): string {
+  const parameters = [...searchParams].filter(([name]) => !TRACKING_PARAMETER.test(name)).sort(([a], [b]) => a.localeCompare(b));
+  return parameters.length ? `?${new URLSearchParams(parameters).toString()}` : '';
 }
 
 /** Two records of one page as one: every field from whichever source had it, the fuller one where both did. */

@@ -108,7 +108,7 @@ export class UpstreamCaller {
 
   /**
    * Calls `attempt` until it answers, retrying retryable failures up to `retries` times with
-   * exponential backoff and full jitter (delay n in [min·2^n, 2·min·2^n], capped at maxDelayMs), plus
+   * exponential backoff and jitter (delay n in [min·2^n, 2·min·2^n], capped at maxDelayMs), plus
    * a provider's Retry-After where it gave one. A loop of its own rather than p-retry's: nearly every
    * call answers at the first attempt, and p-retry's set-up (options copied and checked, a signal
    * read before and after the attempt) cost more than the loop does in all (docs/benchmarks.md,

@@ -55,7 +55,7 @@ function unitVector(): Float32Array {
 
 const CORPUS = { hosts: 2000, fromMs: Date.UTC(2015, 0, 1), toMs: Date.UTC(2026, 0, 1) };
 function embeddedPages(firstPage: number, pages: number): EmbeddedPage[] {
-  return syntheticPages({ ...CORPUS, pages, firstPage }).map((page) => ({ ...page, vectors: { model: MODEL, windows: [unitVector()] } }));
+  return syntheticPages({ ...CORPUS, pages, firstPage }).map((page) => ({ ...page, vectors: { model: MODEL, windows: [unitVector()], title: unitVector() } }));
 }
 
 async function appendPages(index: LocalIndex, firstPage: number, pages: number, batch = BATCH): Promise<void> {
@@ -83,7 +83,7 @@ const words = (i: number) => `${SYNTHETIC_VOCABULARY[(i * 7) % 200]} ${SYNTHETIC
 const queryVectors = new Map<string, Float32Array>();
 const vectorOf = (query: string) => queryVectors.get(query) ?? queryVectors.set(query, unitVector()).get(query)!;
 const asQuery = (i: number, fields: Partial<IndexQuery> = {}): IndexQuery => ({ query: words(i), limit: 10, offset: 0, includeDomains: [], excludeDomains: [], window: null, ...fields });
-const embedder = { model: MODEL, dimensions: DIMENSIONS, embedQuery: async (query: string) => vectorOf(query) };
+const embedder = { model: MODEL, reads: [MODEL], dimensions: DIMENSIONS, embedQuery: async (query: string) => vectorOf(query) };
 const hybrid = (i: number) => hybridSearch(index, asQuery(i), { weights: DEFAULT_HYBRID_WEIGHTS, candidates: 40, embedder });
 const sampling = { count: queryCount, warmUp: 10 };
 
@@ -97,7 +97,7 @@ for (const step of steps) {
   const rows = await index.unindexedRows();
   const fullText = await sampleLatency((i) => index.search(asQuery(i)), sampling);
   const fullTextFiltered = await sampleLatency((i) => index.search(asQuery(i, { excludeDomains: ['site0.com'], window: { fromMs: Date.UTC(2020, 0, 1), toMs: Date.UTC(2023, 6, 15) } })), sampling);
-  const vector = await sampleLatency((i) => index.vectorSearch({ ...asQuery(i, { limit: 40 }), vector: vectorOf(words(i)), model: MODEL }), sampling);
+  const vector = await sampleLatency((i) => index.vectorSearch({ ...asQuery(i, { limit: 40 }), vector: vectorOf(words(i)), models: [MODEL] }), sampling);
   const both = await sampleLatency(hybrid, sampling);
   const measured = { unindexedRows: rows, fullText, fullTextFiltered, vector, hybrid: both, loadAverage: loadAverage() };
   console.log(JSON.stringify(measured));

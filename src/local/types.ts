@@ -77,12 +77,14 @@ export interface IndexQuery {
 
 /**
  * A page's embedding: one unit vector per window of its title and text (the first window first),
- * and the stamp of the model and windowing that made them. A vector is only compared with a query
- * embedded under the same stamp.
+ * its title's own vector, and the stamp of the model and windowing that made them. A vector is only
+ * compared with a query embedded by a model that reads that stamp (QueryEmbedder.reads).
  */
 export interface PageVectors {
   model: string;
   windows: Float32Array[];
+  /** The title embedded alone; null for a page without a title, or one embedded before titles were. */
+  title: Float32Array | null;
 }
 
 /** A page as the index writes it: the page, and its vectors when an embedder made them. */
@@ -160,8 +162,11 @@ export interface LocalIndex {
    * another width (a model change) has them replaced. Rows have no vectors until written again.
    */
   ensureVectorColumns(dimensions: number): Promise<void>;
-  /** Pages closest to `vector` (cosine), with the query's filters; [] for an index without vectors. */
-  vectorSearch(query: IndexQuery & { vector: Float32Array; model: string }): Promise<IndexHit[]>;
+  /**
+   * Pages closest to `vector` (cosine) among those whose vectors one of `models` made (the stamps a
+   * query's model reads), with the query's filters; [] for an index without vectors.
+   */
+  vectorSearch(query: IndexQuery & { vector: Float32Array; models: readonly string[] }): Promise<IndexHit[]>;
   /** Removes pages by url or canonicalUrl; returns how many were removed. */
   remove(urls: string[]): Promise<number>;
   /** Full-text (BM25) search; `withVectors` also returns each hit's stored vectors. */

@@ -6,7 +6,9 @@
  *
  * A page is embedded from its title and the opening of its text, at most `maxWindows` windows: the
  * opening says what a page is about, and the cost of writing an index is the model's time per token
- * (docs/benchmarks.md, "Index at scale"). Full-text search still reads the whole text.
+ * (docs/benchmarks.md, "Index at scale"). Full-text search still reads the whole text. Its title is
+ * embedded alone as well, a few tokens more: the hybrid scorer's title cosine (docs/benchmarks.md,
+ * "A title vector").
  */
 import type { DocumentEmbedding } from '../rerank/cache.js';
 import { NeuralReranker, type NeuralRerankerOptions } from '../rerank/engine.js';
@@ -14,7 +16,13 @@ import { ModelDirectoryError, modelStamp, type RerankModelSpec, type RetrievalWe
 import type { PageEmbedder } from './writer.js';
 
 export interface QueryEmbedder {
+  /** The stamp of the page vectors this model writes. */
   readonly model: string;
+  /**
+   * The stamps of page vectors its queries compare with: its own, and that of the same model's
+   * windows from before title vectors (an index not yet re-embedded keeps serving).
+   */
+  readonly reads: readonly string[];
   readonly dimensions: number;
   embedQuery(query: string, signal?: AbortSignal): Promise<Float32Array>;
 }
@@ -32,6 +40,13 @@ export interface LoadedEmbedder {
 /** Windows of a page that are embedded (256 tokens each for MiniLM): its title and opening. */
 export const DEFAULT_PAGE_WINDOWS = 1;
 
+/**
+ * Page vectors with a title vector are stamped as the model's windows plus this: the writer embeds a
+ * page stamped without it again (`index add --reembed` adds the title vectors), as after a model
+ * change, while searches keep reading it meanwhile.
+ */
+const WITH_TITLE = '+title';
+
 /** The index's view of a loaded engine. Vectors are unit length, so a dot product is their cosine. */
 export function indexEmbedder(reranker: NeuralReranker, options: { maxWindows?: number } = {}): IndexEmbedder {
   const { spec } = reranker;
@@ -40,8 +55,10 @@ export function indexEmbedder(reranker: NeuralReranker, options: { maxWindows?: 
   }
   const maxWindows = options.maxWindows ?? DEFAULT_PAGE_WINDOWS;
   const dimensions = reranker.dimensions;
+  const windowsStamp = modelStamp(spec);
   return {
-    model: modelStamp(spec),
+    model: `${windowsStamp}${WITH_TITLE}`,
+    reads: [`${windowsStamp}${WITH_TITLE}`, windowsStamp],
     dimensions,
     retrieval: spec.retrieval ?? undefined,
     async embedQuery(query, signal) {
@@ -49,8 +66,11 @@ export function indexEmbedder(reranker: NeuralReranker, options: { maxWindows?: 
       return unit(queries[0]!, spec);
     },
     async embedPages(pages, signal) {
-      const { documents } = await reranker.embed({ queries: [], documents: pages.map(pageText), maxWindows }, signal);
-      return documents.map((document) => windowsOf(document, dimensions, spec));
+      // A title is a document's text (the model's document prefix applies): one short window.
+      const titled = pages.flatMap((page, i) => (page.title.trim() ? [i] : []));
+      const { documents } = await reranker.embed({ queries: [], documents: [...pages.map(pageText), ...titled.map((i) => pages[i]!.title)], maxWindows }, signal);
+      const titles = new Map(titled.map((page, k) => [page, windowsOf(documents[pages.length + k]!, dimensions, spec)[0]!]));
+      return pages.map((_, i) => ({ windows: windowsOf(documents[i]!, dimensions, spec), title: titles.get(i) ?? null }));
     },
   };
 }

@@ -17,7 +17,10 @@
  * - fullTextScore: the page's BM25 score over the whole index, as a share of the query's best (a
  *   page only the vector leg found gets the leg's lowest): how far a page trails the best lexical
  *   match, which ranks alone cannot say (a score-based convex fusion, as Bruch et al. compare with
- *   RRF).
+ *   RRF);
+ * - titleCosine: the query's cosine with the page's title embedded alone (its first window's cosine
+ *   for a page without one: no title, or written before title vectors). A title is what a page
+ *   claims to be about, which the first window dilutes with its opening text.
  *
  * An index without vectors of the query's model (built before vectors, or by another model) is
  * served by BM25 alone, and says so once.
@@ -32,6 +35,8 @@ import { queryStems } from './terms.js';
 export type HybridFeatures = Omit<RetrievalWeights, 'intercept'>;
 
 export const HYBRID_FEATURES = RETRIEVAL_FEATURES;
+
+export type HybridFeature = (typeof HYBRID_FEATURES)[number];
 
 /** The logistic model's coefficients: relevance = sigmoid(intercept + Σ weight × feature). */
 export type HybridWeights = RetrievalWeights;
@@ -50,6 +55,7 @@ export const DEFAULT_HYBRID_WEIGHTS: HybridWeights = {
   bm25Rank: 150,
   vectorRank: 150,
   fullTextScore: 1,
+  titleCosine: 0,
 };
 
 /** The model's fitted weights where its spec has them, else the defaults. */
@@ -120,17 +126,17 @@ export async function hybridCandidates(
 ): Promise<HybridCandidates | { fullTextOnly: string }> {
   const reason = await fullTextOnlyReason(index, embedder);
   if (reason) return { fullTextOnly: reason };
-  const model = embedder!.model;
+  const { model, reads } = embedder!;
   // Snippets are made for the results alone, once they are chosen.
   const leg = { ...query, offset: 0, limit: depth, snippets: false };
   const [fullText, vector] = await Promise.all([
     index.search({ ...leg, withVectors: true }),
-    embedder!.embedQuery(query.query).then((queryVector) => index.vectorSearch({ ...leg, vector: queryVector, model }).then((hits) => ({ hits, queryVector }))),
+    embedder!.embedQuery(query.query).then((queryVector) => index.vectorSearch({ ...leg, vector: queryVector, models: reads }).then((hits) => ({ hits, queryVector }))),
   ]);
   const candidates = fuse(fullText.hits, vector.hits);
   // A page written before vectors (or by another model) cannot be scored with the others: until the
   // index is re-embedded, such a query keeps BM25's order.
-  if (candidates.some(({ hit }) => hit.vectors?.model !== model)) {
+  if (candidates.some(({ hit }) => !hit.vectors || !reads.includes(hit.vectors.model))) {
     return { fullTextOnly: `some pages have no vectors of ${model}; run \`searchgate index add --reembed\`` };
   }
   return {
@@ -181,14 +187,17 @@ export function featuresOf(query: string, queryVector: Float32Array, candidates:
   const fullTextScore = relativeFullTextScores(candidates);
   return candidates.map(({ hit, bm25Rank, vectorRank }, i) => {
     const titleStems = new Set(queryStems(hit.page.title));
+    const cosine = bestCosine(queryVector, hit.vectors!.windows);
+    const title = hit.vectors!.title;
     return {
-      cosine: bestCosine(queryVector, hit.vectors!.windows),
+      cosine,
       lexical: lexical[i]!,
       titleCoverage: stems.length === 0 ? 0 : stems.filter((stem) => titleStems.has(stem)).length / stems.length,
       exactTitle: wanted !== '' && normalizedTitle(hit.page.title) === wanted ? 1 : 0,
       bm25Rank: Number.isFinite(bm25Rank) ? 1 / (RRF_K + bm25Rank) : 0,
       vectorRank: Number.isFinite(vectorRank) ? 1 / (RRF_K + vectorRank) : 0,
       fullTextScore: fullTextScore[i]!,
+      titleCosine: title ? bestCosine(queryVector, [title]) : cosine,
     };
   });
 }

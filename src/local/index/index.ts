@@ -33,9 +33,12 @@ import {
   PAGE_FIELDS,
   PAGES_TABLE,
   hasMarkdownColumn,
+  hasTitleVectorColumn,
   markdownField,
+  titleVectorField,
   SCHEMA_VERSION,
   SCHEMA_VERSION_KEY,
+  TITLE_VECTOR_COLUMN,
   VECTOR_COLUMN,
   VECTOR_COLUMNS,
   VECTOR_MODEL_COLUMN,
@@ -191,7 +194,7 @@ export async function openLocalIndex(directory: string, options: LocalIndexOptio
     await ensureMarkdownColumn(table);
   }
   const schema = await table.schema();
-  const index = new LanceLocalIndex(location, connection, table, vectorDimensionsOf(schema), hasMarkdownColumn(schema), {
+  const index = new LanceLocalIndex(location, connection, table, vectorDimensionsOf(schema), hasTitleVectorColumn(schema), hasMarkdownColumn(schema), {
     titleBoost: options.titleBoost ?? DEFAULT_TITLE_BOOST,
     snippetLength: options.snippetLength ?? DEFAULT_SNIPPET_LENGTH,
     keepVersionsMs: options.keepVersionsMs ?? DEFAULT_KEEP_VERSIONS_MS,
@@ -299,6 +302,7 @@ const SCHEMA_RECHECK_MS = 5_000;
 class LanceLocalIndex implements LocalIndex {
   private schemaCheckedAt = performance.now();
   private markdownCheckedAt = performance.now();
+  private titleVectorsCheckedAt = performance.now();
   /** This process's commits and folds, one at a time: they would only conflict with each other. */
   private readonly writes = new SerialQueue();
   /** The fold that the writes committed so far will be part of, until it starts. */
@@ -326,6 +330,7 @@ class LanceLocalIndex implements LocalIndex {
     private readonly connection: lancedb.Connection,
     private readonly table: lancedb.Table,
     private dimensions: number | null,
+    private hasTitleVectors: boolean,
     private hasMarkdown: boolean,
     private readonly settings: Settings,
   ) {}
@@ -344,6 +349,19 @@ class LanceLocalIndex implements LocalIndex {
       this.hasMarkdown = hasMarkdownColumn(await this.table.schema());
     }
     return this.hasMarkdown;
+  }
+
+  /**
+   * The vector columns a search selects: the title vector's too once the table has it. A table whose
+   * vector columns were made before it gains it when a writer with a model opens it, maybe in another
+   * process: looked for again at most once per SCHEMA_RECHECK_MS.
+   */
+  private async vectorColumns(): Promise<string[]> {
+    if (!this.hasTitleVectors && this.dimensions !== null && performance.now() - this.titleVectorsCheckedAt >= SCHEMA_RECHECK_MS) {
+      this.titleVectorsCheckedAt = performance.now();
+      this.hasTitleVectors = hasTitleVectorColumn(await this.table.schema());
+    }
+    return this.hasTitleVectors ? [...VECTOR_COLUMNS, TITLE_VECTOR_COLUMN] : [...VECTOR_COLUMNS];
   }
 
   /**
@@ -366,12 +384,22 @@ class LanceLocalIndex implements LocalIndex {
    */
   async ensureVectorColumns(dimensions: number): Promise<void> {
     this.assertWritable();
-    if (this.dimensions === dimensions) return;
+    if (this.dimensions === dimensions && this.hasTitleVectors) return;
     await this.writes.run(async () => {
-      if (this.dimensions !== null) await withCommitRetries(() => this.table.dropColumns([...VECTOR_COLUMNS]));
-      await withCommitRetries(() => this.table.addColumns(vectorFields(dimensions, lanceArrow)));
-      this.dimensions = dimensions;
-      this.hasVectorIndex = null;
+      const schema = await this.table.schema();
+      if (this.dimensions === dimensions) {
+        // Vector columns made before the title's: it is added beside them, the window vectors kept.
+        if (!hasTitleVectorColumn(schema)) await withCommitRetries(() => this.table.addColumns([titleVectorField(dimensions, lanceArrow)]));
+      } else {
+        if (this.dimensions !== null) {
+          const columns = hasTitleVectorColumn(schema) ? [...VECTOR_COLUMNS, TITLE_VECTOR_COLUMN] : [...VECTOR_COLUMNS];
+          await withCommitRetries(() => this.table.dropColumns(columns));
+        }
+        await withCommitRetries(() => this.table.addColumns(vectorFields(dimensions, lanceArrow)));
+        this.dimensions = dimensions;
+        this.hasVectorIndex = null;
+      }
+      this.hasTitleVectors = true;
     });
   }
 
@@ -391,8 +419,8 @@ class LanceLocalIndex implements LocalIndex {
       pages = pages.map((page) => ('vectors' in page && page.vectors && page.vectors.windows[0]?.length !== this.dimensions ? { ...page, vectors: null } : page));
     }
     const revision = nextRevision();
-    const withVectors = this.dimensions !== null;
-    const rows = [...new Map(pages.map((page) => [page.canonicalUrl, toRow(page, revision, withVectors)])).values()];
+    const columns = { vectors: this.dimensions !== null, titleVector: this.hasTitleVectors };
+    const rows = [...new Map(pages.map((page) => [page.canonicalUrl, toRow(page, revision, columns)])).values()];
     if (rows.length === 0) return;
     const batch = lancedb.makeArrowTable(rows as unknown as Record<string, unknown>[], { schema: await this.table.schema() });
     await this.writes.run(() => withCommitRetries(() => this.table.add(batch)));
@@ -596,7 +624,7 @@ class LanceLocalIndex implements LocalIndex {
     const withVectors = query.withVectors === true && this.dimensions !== null;
     let search = this.table
       .search(fullText, 'fts')
-      .select(withVectors ? [...SEARCH_COLUMNS, ...VECTOR_COLUMNS] : SEARCH_COLUMNS)
+      .select(withVectors ? [...SEARCH_COLUMNS, ...(await this.vectorColumns())] : SEARCH_COLUMNS)
       .limit(limit);
     if (await this.readsIndexesOnly()) search = search.fastSearch();
     if (offset > 0) search = search.offset(offset);
@@ -609,17 +637,17 @@ class LanceLocalIndex implements LocalIndex {
     return { hits, total };
   }
 
-  async vectorSearch(query: IndexQuery & { vector: Float32Array; model: string }): Promise<IndexHit[]> {
+  async vectorSearch(query: IndexQuery & { vector: Float32Array; models: readonly string[] }): Promise<IndexHit[]> {
     this.assertOpen();
     const limit = Math.max(0, Math.floor(query.limit));
-    if (this.dimensions === null || limit === 0 || query.vector.length !== this.dimensions) return [];
-    const modelFilter = `${VECTOR_MODEL_COLUMN} = ${sqlString(query.model)}`;
+    if (this.dimensions === null || limit === 0 || query.vector.length !== this.dimensions || query.models.length === 0) return [];
+    const modelFilter = `${VECTOR_MODEL_COLUMN} IN (${sqlStringList(query.models)})`;
     const filters = filterPredicate(query);
     let search = this.table
       .vectorSearch(query.vector)
       .column(VECTOR_COLUMN)
       .distanceType('cosine')
-      .select([...PAGE_FIELDS, ...VECTOR_COLUMNS, '_distance'])
+      .select([...PAGE_FIELDS, ...(await this.vectorColumns()), '_distance'])
       .limit(limit);
     // The query's own filters must hold before the nearest are taken (prefilter), or a narrow one
     // would leave none. The model's alone is checked after (postfilter): every row but those of an

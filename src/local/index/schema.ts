@@ -28,6 +28,12 @@ export const MORE_VECTORS_COLUMN = 'moreVectors';
 export const VECTOR_MODEL_COLUMN = 'vectorModel';
 export const VECTOR_COLUMNS = [VECTOR_COLUMN, MORE_VECTORS_COLUMN, VECTOR_MODEL_COLUMN] as const;
 /**
+ * The page's title embedded alone, for the hybrid scorer's title cosine. Added after the other
+ * vector columns: an index with vectors made before it gains it (null in its rows) when a writer
+ * with a model opens it, and its rows keep serving with their window vectors meanwhile.
+ */
+export const TITLE_VECTOR_COLUMN = 'titleVector';
+/**
  * The page's main text as markdown, where it was extracted from HTML: served to requests that ask
  * for markdown. Read by get() and export() only, never by a search. An optional extension of layout
  * 2, like the vector columns: a writer adds it to an index made before it (null in the old rows).
@@ -58,6 +64,7 @@ export interface PageRow {
   vector?: Float32Array | null;
   moreVectors?: Float32Array[] | null;
   vectorModel?: string | null;
+  titleVector?: Float32Array | null;
 }
 
 export const PAGE_FIELDS = [
@@ -85,8 +92,17 @@ export function vectorFields(dimensions: number, arrow: typeof import('apache-ar
     new arrow.Field(VECTOR_COLUMN, vector(), true),
     new arrow.Field(MORE_VECTORS_COLUMN, new arrow.List(new arrow.Field('item', vector(), true)), true),
     new arrow.Field(VECTOR_MODEL_COLUMN, new arrow.Utf8(), true),
+    titleVectorField(dimensions, arrow),
   ];
 }
+
+/** The title vector column, alone: for an index whose vector columns were made before it. */
+export function titleVectorField(dimensions: number, arrow: typeof import('apache-arrow') = { Field, FixedSizeList, Float32 } as typeof import('apache-arrow')): Field {
+  return new arrow.Field(TITLE_VECTOR_COLUMN, new arrow.FixedSizeList(dimensions, new arrow.Field('item', new arrow.Float32(), true)), true);
+}
+
+/** Whether a table has the title vector column. */
+export const hasTitleVectorColumn = (schema: Schema): boolean => schema.fields.some((field) => field.name === TITLE_VECTOR_COLUMN);
 
 /** Arrow as LanceDB sees it (its CommonJS build), for the calls that check field types with instanceof. */
 export const lanceArrow = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
@@ -125,7 +141,13 @@ export function vectorDimensionsOf(schema: Schema): number | null {
   return field && field.type.typeId === Type.FixedSizeList ? (field.type as FixedSizeList).listSize : null;
 }
 
-export function toRow(page: IndexedPage | EmbeddedPage, revision: number, withVectorColumns: boolean): PageRow {
+/** Which optional columns a table has: a row is made with those alone. */
+export interface RowColumns {
+  vectors: boolean;
+  titleVector: boolean;
+}
+
+export function toRow(page: IndexedPage | EmbeddedPage, revision: number, columns: RowColumns): PageRow {
   const parsed = page.datePublished === null ? NaN : Date.parse(page.datePublished);
   const publishedAtMs = Number.isFinite(parsed) ? parsed : null;
   const domain = normalizeDomain(page.domain);
@@ -143,14 +165,15 @@ export function toRow(page: IndexedPage | EmbeddedPage, revision: number, withVe
     contentHash: page.contentHash,
     revision,
     markdown: page.markdown ?? null,
-    ...(withVectorColumns ? vectorCells('vectors' in page ? page.vectors : null) : {}),
+    ...(columns.vectors ? vectorCells('vectors' in page ? page.vectors : null, columns.titleVector) : {}),
   };
 }
 
-function vectorCells(vectors: PageVectors | null): Pick<PageRow, 'vector' | 'moreVectors' | 'vectorModel'> {
-  if (!vectors || vectors.windows.length === 0) return { vector: null, moreVectors: null, vectorModel: null };
+function vectorCells(vectors: PageVectors | null, withTitleVector: boolean): Pick<PageRow, 'vector' | 'moreVectors' | 'vectorModel' | 'titleVector'> {
+  const title = withTitleVector ? { titleVector: vectors?.title ?? null } : {};
+  if (!vectors || vectors.windows.length === 0) return { vector: null, moreVectors: null, vectorModel: null, ...title };
   const [first, ...more] = vectors.windows;
-  return { vector: first!, moreVectors: more, vectorModel: vectors.model };
+  return { vector: first!, moreVectors: more, vectorModel: vectors.model, ...title };
 }
 
 /** A row's vectors, read from a result that selected the vector columns; null when it has none. */
@@ -161,7 +184,9 @@ export function vectorsFromArrow(table: ColumnarResult, row: number): PageVector
   const more = table.getChild(MORE_VECTORS_COLUMN)?.get(row) as Vector | null | undefined;
   const windows = [Float32Array.from(first.toArray() as ArrayLike<number>)];
   if (more) for (let i = 0; i < more.length; i++) windows.push(Float32Array.from((more.get(i) as Vector).toArray() as ArrayLike<number>));
-  return { model, windows };
+  // Absent from a result of a table whose vector columns were made before it.
+  const title = table.getChild(TITLE_VECTOR_COLUMN)?.get(row) as Vector | null | undefined;
+  return { model, windows, title: title ? Float32Array.from(title.toArray() as ArrayLike<number>) : null };
 }
 
 /** A result table or one of its record batches. */

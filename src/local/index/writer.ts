@@ -25,11 +25,17 @@ import { UrlFilter } from './url-filter.js';
 
 /** Embeds pages at write time; the same model embeds queries at search time. */
 export interface PageEmbedder {
-  /** Names the model and how a page is cut into windows: vectors of one stamp are comparable. */
+  /** Names the model and how a page is embedded (its windows, its title): vectors of one stamp are comparable. */
   readonly model: string;
   readonly dimensions: number;
-  /** Unit vectors of each page's windows (title and text), the first window first. */
-  embedPages(pages: ReadonlyArray<{ title: string; text: string }>, signal?: AbortSignal): Promise<Float32Array[][]>;
+  /** Unit vectors of each page's windows (title and text), the first window first, and of its title alone. */
+  embedPages(pages: ReadonlyArray<{ title: string; text: string }>, signal?: AbortSignal): Promise<PageEmbedding[]>;
+}
+
+export interface PageEmbedding {
+  windows: Float32Array[];
+  /** Null for a page without a title. */
+  title: Float32Array | null;
 }
 
 export interface WriterOptions {
@@ -286,9 +292,9 @@ export class IndexWriter {
     const replacing = new Set(changed.filter((page) => stored.has(page.canonicalUrl)).map((page) => page.canonicalUrl));
     if (!this.embedder || changed.length === 0) return { pages: changed.map((page) => ({ ...page, vectors: null })), replacing };
     const started = performance.now();
-    let windows: Float32Array[][];
+    let embeddings: PageEmbedding[];
     try {
-      windows = await this.embedder.embedPages(changed, this.signal);
+      embeddings = await this.embedder.embedPages(changed, this.signal);
     } catch (error) {
       // Interrupted (SIGINT): the batch is still written, without vectors, so the index holds every
       // page read; the next run finds them without vectors of the model and embeds them then.
@@ -298,7 +304,7 @@ export class IndexWriter {
       this.counters.embedMs += performance.now() - started;
     }
     return {
-      pages: changed.map((page, i) => ({ ...page, vectors: { model: this.embedder!.model, windows: windows[i]! } satisfies PageVectors })),
+      pages: changed.map((page, i) => ({ ...page, vectors: { model: this.embedder!.model, ...embeddings[i]! } satisfies PageVectors })),
       replacing,
     };
   }

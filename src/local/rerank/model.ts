@@ -58,10 +58,11 @@ export interface RetrievalWeights {
   bm25Rank: number;
   vectorRank: number;
   fullTextScore: number;
+  titleCosine: number;
 }
 
 /** The scorer's features, each with a weight of its name (src/local/index/hybrid.ts computes them). */
-export const RETRIEVAL_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank', 'fullTextScore'] as const satisfies ReadonlyArray<
+export const RETRIEVAL_FEATURES = ['cosine', 'lexical', 'titleCoverage', 'exactTitle', 'bm25Rank', 'vectorRank', 'fullTextScore', 'titleCosine'] as const satisfies ReadonlyArray<
   Exclude<keyof RetrievalWeights, 'intercept'>
 >;
 
@@ -71,7 +72,7 @@ export const RETRIEVAL_WEIGHT_KEYS = ['intercept', ...RETRIEVAL_FEATURES] as con
  * Features added after weights were first fitted: a spec fitted before one of them lacks its weight,
  * which then counts as 0, so that spec scores as it did when it was fitted.
  */
-const LATER_RETRIEVAL_FEATURES: ReadonlySet<string> = new Set(['fullTextScore']);
+const LATER_RETRIEVAL_FEATURES: ReadonlySet<string> = new Set(['fullTextScore', 'titleCosine']);
 
 export const MODEL_SPEC_FILE = 'searchgate-model.json';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;

@@ -50,9 +50,10 @@ export function writerPageUrl(writerPrefix: string, batch: number, position: num
 export const BAG_OF_WORDS_DIMENSIONS = 64;
 
 /**
- * A stand-in for the embedding model with its contract (unit vectors per window, a model stamp),
- * whose vectors are bags of hashed word stems, so that which page is nearest is known in advance.
- * Windows of `wordsPerWindow` words; each window's vector counts its stems in hashed buckets.
+ * A stand-in for the embedding model with its contract (unit vectors per window and of the title, a
+ * model stamp), whose vectors are bags of hashed word stems, so that which page is nearest is known
+ * in advance. Windows of `wordsPerWindow` words; each window's vector counts its stems in hashed
+ * buckets.
  */
 export function bagOfWordsEmbedder(model = 'bag-of-words-v1', wordsPerWindow = 50): PageEmbedder & QueryEmbedder & { pagesEmbedded: number } {
   const vector = (text: string) => {
@@ -67,6 +68,7 @@ export function bagOfWordsEmbedder(model = 'bag-of-words-v1', wordsPerWindow = 5
   };
   return {
     model,
+    reads: [model],
     dimensions: BAG_OF_WORDS_DIMENSIONS,
     pagesEmbedded: 0,
     async embedPages(pages) {
@@ -75,7 +77,7 @@ export function bagOfWordsEmbedder(model = 'bag-of-words-v1', wordsPerWindow = 5
         const words = `${title}\n${text}`.split(/\s+/);
         const windows: Float32Array[] = [];
         for (let start = 0; start < words.length; start += wordsPerWindow) windows.push(vector(words.slice(start, start + wordsPerWindow).join(' ')));
-        return windows;
+        return { windows, title: title.trim() ? vector(title) : null };
       });
     },
     async embedQuery(text) {

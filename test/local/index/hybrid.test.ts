@@ -28,7 +28,7 @@ function hit(name: string, score: number, title = name): IndexHit {
     },
     score,
     snippet: '',
-    vectors: { model: MODEL, windows: [vector] },
+    vectors: { model: MODEL, windows: [vector], title: null },
   };
 }
 
@@ -62,7 +62,7 @@ test('the fitted weight of fullTextScore moves the score; a spec fitted before t
   const { spec } = readModelDirectory(directory);
   t.is(spec.retrieval!.fullTextScore, 0);
   const weights = spec.retrieval! as HybridWeights;
-  const features = { cosine: 0.5, lexical: 2, titleCoverage: 0.5, exactTitle: 0, bm25Rank: 1 / 61, vectorRank: 1 / 62 };
+  const features = { cosine: 0.5, lexical: 2, titleCoverage: 0.5, exactTitle: 0, bm25Rank: 1 / 61, vectorRank: 1 / 62, titleCosine: 0.5 };
   // Without the feature's weight, its value changes nothing: the older spec scores as it was fitted.
   t.is(relevance(weights, { ...features, fullTextScore: 1 }), relevance(weights, { ...features, fullTextScore: 0 }));
   const fitted = committed.retrieval as unknown as HybridWeights;

@@ -198,7 +198,7 @@ test('rows written when pages also had day labels are found by the same windows,
   const connection = await lancedb.connect(directory);
   const table = await connection.openTable(PAGES_TABLE);
   const oldRows = older.map((old) => {
-    const row = toRow(old, Date.now() * 1000, false);
+    const row = toRow(old, Date.now() * 1000, { vectors: false, titleVector: false });
     return { ...row, filterLabels: [...row.filterLabels, `y:${old.datePublished!.slice(0, 10)}`] };
   });
   await table.add(lancedb.makeArrowTable(oldRows as unknown as Record<string, unknown>[], { schema: pageSchema(null) }));
@@ -382,7 +382,7 @@ test('rows a dead writer added but never folded, more than searches scan, are fo
   const connection = await lancedb.connect(directory);
   const table = await connection.openTable(PAGES_TABLE);
   await table.add(
-    lancedb.makeArrowTable([toRow(page('https://fold.example/orphan', { text: 'okapi orphan' }), Date.now() * 1000, false)] as unknown as Record<string, unknown>[], {
+    lancedb.makeArrowTable([toRow(page('https://fold.example/orphan', { text: 'okapi orphan' }), Date.now() * 1000, { vectors: false, titleVector: false })] as unknown as Record<string, unknown>[], {
       schema: pageSchema(null),
     }),
   );
@@ -434,7 +434,7 @@ test('an index made before the markdown column is read as it is, and a writer ad
   const schema = pageSchema(null);
   const earlier = new Schema(schema.fields.filter((field) => field.name !== 'markdown'), schema.metadata);
   const table = await connection.createEmptyTable(PAGES_TABLE, earlier);
-  const { markdown: _dropped, ...oldRow } = toRow(old, Date.now() * 1000, false);
+  const { markdown: _dropped, ...oldRow } = toRow(old, Date.now() * 1000, { vectors: false, titleVector: false });
   await table.add(lancedb.makeArrowTable([oldRow] as unknown as Record<string, unknown>[], { schema: earlier }));
   t.false((await table.schema()).fields.some((field) => field.name === 'markdown'));
   table.close();

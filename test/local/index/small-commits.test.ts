@@ -69,7 +69,7 @@ test('a small commit into a folded index rewrites no file, and its pages are fou
   const hybrid = await hybridSearch(index, query(newcomer.title), { weights: DEFAULT_HYBRID_WEIGHTS, candidates: 50, embedder });
   t.is(hybrid.hits[0]?.page.url, newcomer.url);
 
-  const nearest = await index.vectorSearch({ ...query('quokka marsupial island camera'), vector: await embedder.embedQuery('quokka marsupial island camera'), model: embedder.model });
+  const nearest = await index.vectorSearch({ ...query('quokka marsupial island camera'), vector: await embedder.embedQuery('quokka marsupial island camera'), models: embedder.reads });
   t.is(nearest[0]?.page.url, newcomer.url);
 
   t.deepEqual(urls((await index.search(query('quokka', { includeDomains: ['news.example'] }))).hits), [newcomer.url]);
@@ -77,7 +77,7 @@ test('a small commit into a folded index rewrites no file, and its pages are fou
   const march = { fromMs: Date.UTC(2024, 2, 1), toMs: Date.UTC(2024, 3, 1) };
   t.deepEqual(urls((await index.search(query('quokka', { window: march }))).hits), [newcomer.url]);
   t.deepEqual(urls((await index.search(query('quokka', { window: { fromMs: Date.UTC(2024, 2, 11), toMs: march.toMs } }))).hits), []);
-  const filteredNearest = await index.vectorSearch({ ...query('quokka', { window: march }), vector: await embedder.embedQuery('quokka marsupial'), model: embedder.model });
+  const filteredNearest = await index.vectorSearch({ ...query('quokka', { window: march }), vector: await embedder.embedQuery('quokka marsupial'), models: embedder.reads });
   t.deepEqual(urls(filteredNearest), [newcomer.url]);
 });
 

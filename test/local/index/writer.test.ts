@@ -4,15 +4,18 @@
  * word stems, so that which page is nearest is known in advance; the real model is exercised end to
  * end by the CLI and search tests.
  */
+import * as lancedb from '@lancedb/lancedb';
+import { Schema } from 'apache-arrow';
 import test from 'ava';
-import { hybridSearch, type HybridWeights } from '../../../src/local/index/hybrid.js';
+import { hybridCandidates, hybridSearch, type HybridWeights } from '../../../src/local/index/hybrid.js';
 import { openLocalIndex, type LocalIndexOptions } from '../../../src/local/index/index.js';
+import { PAGES_TABLE, pageSchema, TITLE_VECTOR_COLUMN, toRow } from '../../../src/local/index/schema.js';
 import { IndexWriter } from '../../../src/local/index/writer.js';
 import type { IndexedPage } from '../../../src/local/types.js';
 import { bagOfWordsEmbedder, BAG_OF_WORDS_DIMENSIONS as DIMENSIONS, page, query, temporaryDirectory } from './helpers.js';
 
 /** Weights that rank by the vectors alone: what the vector leg contributes is then plain to see. */
-const BY_COSINE: HybridWeights = { intercept: 0, cosine: 10, lexical: 0, titleCoverage: 0, exactTitle: 0, bm25Rank: 0, vectorRank: 0, fullTextScore: 0 };
+const BY_COSINE: HybridWeights = { intercept: 0, cosine: 10, lexical: 0, titleCoverage: 0, exactTitle: 0, bm25Rank: 0, vectorRank: 0, fullTextScore: 0, titleCosine: 0 };
 
 async function freshIndex(t: Parameters<typeof temporaryDirectory>[0], options: LocalIndexOptions = {}) {
   const directory = await temporaryDirectory(t);
@@ -127,12 +130,12 @@ test('with an embedder every page is stored with its windows\' vectors; the near
   t.like(await writer.close(), { written: 3, embedded: 3 });
   t.is(index.vectorDimensions, DIMENSIONS);
   t.deepEqual((await index.stats()).vectors, { 'bag-of-words-v1': 3 });
-  const hits = await index.vectorSearch({ ...query('otter river fish'), vector: await embedder.embedQuery('otter river fish'), model: embedder.model });
+  const hits = await index.vectorSearch({ ...query('otter river fish'), vector: await embedder.embedQuery('otter river fish'), models: embedder.reads });
   t.is(hits[0]!.page.url, 'https://zoo.example/otter');
   t.true(hits[0]!.score > hits[1]!.score);
   t.is(hits[0]!.vectors!.windows.length, 1);
   // Filters apply to the vector leg too.
-  const filtered = await index.vectorSearch({ ...query('otter', { excludeDomains: ['zoo.example'] }), vector: await embedder.embedQuery('otter'), model: embedder.model });
+  const filtered = await index.vectorSearch({ ...query('otter', { excludeDomains: ['zoo.example'] }), vector: await embedder.embedQuery('otter'), models: embedder.reads });
   t.deepEqual(filtered, []);
 });
 
@@ -206,3 +209,58 @@ test('hybrid search finds by meaning what full text cannot, ranks by the calibra
   const second = await hybridSearch(index, query('otter crabs', { limit: 3, offset: 1 }), options);
   t.deepEqual(second.hits.map((hit) => hit.page.url), four.hits.slice(1).map((hit) => hit.page.url));
 });
+
+test('vectors made before title vectors keep serving, the index gains the title column, and re-embedding adds the titles', async (t) => {
+  const directory = await temporaryDirectory(t);
+  // An index as the version before title vectors wrote it: window vectors under the windows' stamp,
+  // vector columns without the title's.
+  const older = bagOfWordsEmbedder('bag-of-words-v1');
+  const embedded = await older.embedPages(ANIMALS);
+  const connection = await lancedb.connect(directory);
+  const schema = pageSchema(DIMENSIONS);
+  const earlier = new Schema(schema.fields.filter((field) => field.name !== TITLE_VECTOR_COLUMN), schema.metadata);
+  const table = await connection.createEmptyTable(PAGES_TABLE, earlier);
+  const rows = ANIMALS.map((animal, i) => toRow({ ...animal, vectors: { model: 'bag-of-words-v1', windows: embedded[i]!.windows, title: null } }, Date.now() * 1000, { vectors: true, titleVector: false }));
+  await table.add(lancedb.makeArrowTable(rows as unknown as Record<string, unknown>[], { schema: earlier }));
+  table.close();
+  connection.close();
+
+  const index = await openLocalIndex(directory);
+  t.teardown(() => index.close());
+  await index.fold();
+  // A reader open before the title column comes, as a gateway would be.
+  const reader = await openLocalIndex(directory);
+  t.teardown(() => reader.close());
+  // Today's model of the same windows: its pages carry title vectors, under a stamp of their own.
+  const base = bagOfWordsEmbedder('bag-of-words-v1');
+  const current = Object.assign(base, { model: 'bag-of-words-v1+title', reads: ['bag-of-words-v1+title', 'bag-of-words-v1'] });
+  const candidatesOf = async (of: typeof index, text: string) => {
+    const found = await hybridCandidates(of, query(text), current, 10);
+    if ('fullTextOnly' in found) throw new Error(found.fullTextOnly);
+    return found;
+  };
+
+  // Served as they are: no title vectors, so the title cosine is the first window's.
+  const before = await candidatesOf(index, 'otter river fish');
+  t.true(before.features.every((features) => features.titleCosine === features.cosine));
+  t.is((await hybridSearch(index, query('otter river fish'), { weights: BY_COSINE, candidates: 10, embedder: current })).hits[0]!.page.url, 'https://zoo.example/otter');
+
+  // What `index add --reembed` does: the pages of another stamp are embedded again, titles too.
+  const writer = await IndexWriter.open(index, { embedder: current });
+  for await (const stored of index.export()) void writer.add(stored);
+  t.like(await writer.close(), { written: 3, embedded: 3 });
+  t.deepEqual((await index.stats()).vectors, { 'bag-of-words-v1+title': 3 });
+  const after = await candidatesOf(index, 'otter river fish');
+  const otter = after.candidates.findIndex(({ hit }) => hit.page.title === 'Otter');
+  t.is(after.candidates[otter]!.hit.vectors!.title!.length, DIMENSIONS);
+  // The title alone ("Otter") against the query, not the window of title and text.
+  t.is(after.features[otter]!.titleCosine, cosineOf(await current.embedQuery('otter river fish'), await current.embedQuery('Otter')));
+  t.not(after.features[otter]!.titleCosine, after.features[otter]!.cosine);
+
+  // The reader open all along reads the title vectors once it looks at the schema again.
+  await new Promise((resolve) => setTimeout(resolve, 5_100));
+  const seen = await candidatesOf(reader, 'otter river fish');
+  t.is(seen.features[seen.candidates.findIndex(({ hit }) => hit.page.title === 'Otter')]!.titleCosine, after.features[otter]!.titleCosine);
+});
+
+const cosineOf = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * b[i]!, 0);

@@ -122,3 +122,23 @@ test.serial('a missing vector model is said, not fatal: the index answers by BM2
   t.is((await tavilySearch(gateway, 'comet tail'))[0]!.url, 'https://sky.example/comets');
   t.true(gateway.logLines.some((line) => line.includes('ranks by full text alone') && line.includes('fetch-model')), gateway.logLines.join('\n'));
 });
+
+test.serial('the model embeds a page\'s title alone beside its windows, as a document of its own; a page without a title has none', async (t) => {
+  const loaded = await openPageEmbedder(TEST_MODEL_DIRECTORY);
+  t.teardown(() => loaded.close());
+  const { embedder } = loaded;
+  t.regex(embedder.model, /\+title$/);
+  t.deepEqual(embedder.reads, [embedder.model, embedder.model.replace(/\+title$/, '')], 'it reads the windows of the same model stamped before titles');
+  const [titled, untitled, titleAsText] = await embedder.embedPages([
+    { title: 'Baking sourdough bread', text: PAGES[2]!.text },
+    { title: '  ', text: PAGES[2]!.text },
+    { title: '', text: 'Baking sourdough bread' },
+  ]);
+  t.is(untitled!.title, null);
+  const title = titled!.title!;
+  t.is(title.length, embedder.dimensions);
+  t.true(Math.abs(title.reduce((sum, value) => sum + value * value, 0) - 1) < 1e-4, 'a unit vector');
+  // The same text embedded as a page's only window: the title's vector is that document's.
+  titleAsText!.windows[0]!.forEach((value, i) => t.true(Math.abs(value - title[i]!) < 1e-6));
+  t.notDeepEqual(Array.from(title), Array.from(titled!.windows[0]!), 'the title alone, not the first window of title and text');
+});

@@ -10,16 +10,19 @@
  *
  * The weights are fitted for ranking: a logistic model on pairs (a relevant and a non-relevant
  * candidate of one query: which comes first?), then a Platt fit of the pairwise score to P(relevant)
- * on the candidates themselves, so that a result's relevance is a probability. A pointwise logistic
- * fit is measured beside it. Every figure is on held-out folds of queries; the written weights are
- * fitted on all of them.
+ * on the candidates themselves, so that a result's relevance is a probability. The pairwise fit is
+ * made twice, with the legs' ranks and without them (their weights then 0): fitted well, the ranks
+ * separate the many easy pairs and cost the top of the ranking on SciFact once the scores carry the
+ * same votes (docs/benchmarks.md, "A title vector"), which a corpus's own folds decide. A pointwise
+ * logistic fit is measured beside them. Every figure is on held-out folds of queries; the fit with
+ * the best held-out figures is written, fitted on all of them.
  */
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PAGE_WINDOWS, openPageEmbedder } from '../local/index/embedder.js';
-import { DEFAULT_HYBRID_WEIGHTS, HYBRID_FEATURES, hybridCandidates, relevance, type HybridFeatures, type HybridWeights } from '../local/index/hybrid.js';
+import { DEFAULT_HYBRID_WEIGHTS, HYBRID_FEATURES, hybridCandidates, relevance, type HybridFeature, type HybridFeatures, type HybridWeights } from '../local/index/hybrid.js';
 import { openLocalIndex } from '../local/index/index.js';
 import { fitLogistic } from '../local/index/logistic.js';
 import { IndexWriter } from '../local/index/writer.js';
@@ -160,7 +163,11 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
   }
 
   // Held-out figures: each fold scored by weights fitted on the others.
-  const methods = { pairwise: fitPairwise, pointwise: fitPointwise } as const;
+  const methods = {
+    pairwise: (queries: readonly LabelledQuery[]) => fitPairwise(queries, []),
+    pairwiseWithoutRanks: (queries: readonly LabelledQuery[]) => fitPairwise(queries, RANK_FEATURES),
+    pointwise: fitPointwise,
+  } as const;
   const heldOut = Object.fromEntries(
     Object.entries(methods).map(([name, fit]) => {
       const perQuery = new Array<HybridWeights>(labelled.length);
@@ -179,14 +186,15 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
     // What the reranker computes (cosine + lexicalWeight × in-request BM25), on the same candidates.
     rerankerFormula: measure(labelled, (query) => query.features.map((features) => features.cosine + spec.lexicalWeight * features.lexical)),
   };
-  const chosen: keyof typeof methods = heldOut.pairwise.objective >= heldOut.pointwise.objective ? 'pairwise' : 'pointwise';
+  // The first of the best, in this order: ties keep the legs' ranks, and the pairwise fit.
+  const chosen = (Object.keys(methods) as (keyof typeof methods)[]).reduce((best, name) => (heldOut[name].objective > heldOut[best].objective ? name : best));
   const weights = methods[chosen](labelled);
   const judgedCount = labelled.filter((query) => query.kind === 'judged').length;
   const retrievalCalibratedOn = {
     dataset: `${basename(dirname(resolve(options.corpus)))}: ${basename(options.corpus)} (${corpus.length} documents), ${basename(options.queries)} (${judgedCount} judged queries), ${labelled.length - judgedCount} titles as known-item queries`,
     date: new Date().toISOString(),
     candidates: `the local index's full-text and vector top ${options.candidates} per query, fused; ${options.windows} window(s) of each page embedded`,
-    method: chosen === 'pairwise' ? 'pairwise logistic (ranking), then Platt to P(relevant)' : 'pointwise logistic',
+    method: METHOD_NAMES[chosen],
     heldOut: { folds: options.folds, ...Object.fromEntries(Object.entries({ ...baselines, ...heldOut }).map(([name, value]) => [name, roundMeasures(value)])) },
   };
   writeRetrieval(options, weights, retrievalCalibratedOn);
@@ -204,10 +212,20 @@ export async function calibrateRetrieval(options: RetrievalOptions, progress: (l
     row('default weights', baselines.defaults),
     row('pointwise logistic', heldOut.pointwise),
     row('pairwise logistic + Platt', heldOut.pairwise),
+    row('the same without the legs\' ranks', heldOut.pairwiseWithoutRanks),
     '',
-    `wrote the ${chosen} weights to ${options.out}: ${HYBRID_FEATURES.map((name) => `${name} ${weights[name].toPrecision(4)}`).join(', ')}, intercept ${weights.intercept.toPrecision(4)}`,
+    `wrote the weights of the ${METHOD_NAMES[chosen]} to ${options.out}: ${HYBRID_FEATURES.map((name) => `${name} ${weights[name].toPrecision(4)}`).join(', ')}, intercept ${weights.intercept.toPrecision(4)}`,
   ].join('\n') + '\n';
 }
+
+const METHOD_NAMES = {
+  pairwise: 'pairwise logistic (ranking), then Platt to P(relevant)',
+  pairwiseWithoutRanks: "pairwise logistic (ranking) without the legs' ranks, then Platt to P(relevant)",
+  pointwise: 'pointwise logistic',
+} as const;
+
+/** Reciprocal ranks in each leg (RRF's terms), which a pairwise fit may leave out (weights 0). */
+const RANK_FEATURES: readonly HybridFeature[] = ['bm25Rank', 'vectorRank'];
 
 /** A seeded sample of the corpus's distinct, non-empty titles, each naming its one page. */
 function knownItemQueries(corpus: readonly BeirDocument[], count: number) {
@@ -261,9 +279,11 @@ function fitPointwise(queries: readonly LabelledQuery[]): HybridWeights {
 /**
  * Ranking weights from pairs (relevant minus non-relevant features, and the reverse, labelled 1 and
  * 0), then a Platt fit of their score to the candidates' relevance: the ranking is the pairwise
- * fit's, the probabilities the candidates'.
+ * fit's, the probabilities the candidates'. The `leftOut` features weigh 0.
  */
-function fitPairwise(queries: readonly LabelledQuery[]): HybridWeights {
+function fitPairwise(queries: readonly LabelledQuery[], leftOut: readonly HybridFeature[]): HybridWeights {
+  const used = HYBRID_FEATURES.filter((name) => !leftOut.includes(name));
+  const vector = (features: HybridFeatures) => used.map((name) => features[name]);
   const weightOf = queryWeights(queries);
   const rows: number[][] = [];
   const labels: number[] = [];
@@ -284,11 +304,12 @@ function fitPairwise(queries: readonly LabelledQuery[]): HybridWeights {
   // An exact title separates a known item from the rest outright on a small, clean corpus, so the
   // data set no bound on its weight and the penalty alone would decide it (about 1.2 on SciFact,
   // too little on a corpus whose titles share a long suffix): it is left unshrunk.
-  const ranking = fitLogistic(rows, labels, { l2: RANKING_L2, sampleWeights: normalized(sampleWeights), unpenalized: [HYBRID_FEATURES.indexOf('exactTitle')] });
+  const ranking = fitLogistic(rows, labels, { l2: RANKING_L2, sampleWeights: normalized(sampleWeights), unpenalized: [used.indexOf('exactTitle')] });
   const points = candidateRows(queries, (features) => [vector(features).reduce((sum, value, j) => sum + value * ranking.weights[j]!, 0)]);
   const platt = fitLogistic(points.rows, points.labels, { l2: 0, sampleWeights: points.sampleWeights });
   const slope = platt.weights[0]!;
-  return asWeights(platt.intercept, ranking.weights.map((weight) => weight * slope));
+  const fitted = new Map(used.map((name, j) => [name, ranking.weights[j]! * slope]));
+  return asWeights(platt.intercept, HYBRID_FEATURES.map((name) => fitted.get(name) ?? 0));
 }
 
 /**

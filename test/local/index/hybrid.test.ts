@@ -50,23 +50,27 @@ test('fullTextScore is 0 for every candidate when the full-text leg found nothin
   );
 });
 
-test('the fitted weight of fullTextScore moves the score; a spec fitted before the feature loads with its weight at 0', (t) => {
+test('the fitted weights of fullTextScore and titleCosine move the score; a spec fitted before them loads with their weights at 0', (t) => {
   const directory = mkdtempSync(join(tmpdir(), 'searchgate-hybrid-spec-'));
   t.teardown(() => rmSync(directory, { recursive: true, force: true }));
   const committed = JSON.parse(readFileSync('config/models/all-minilm-l6-v2.json', 'utf8')) as { retrieval: Record<string, number> };
   t.true(RETRIEVAL_FEATURES.every((name) => Number.isFinite(committed.retrieval[name])), 'the committed spec has a weight for every feature');
-  const { fullTextScore: _dropped, ...older } = committed.retrieval;
+  // A spec of before either later feature: fitted on the first seven, or the first six.
+  const { fullTextScore: _dropped, titleCosine: _titleDropped, ...older } = committed.retrieval;
   writeFileSync(join(directory, 'searchgate-model.json'), JSON.stringify({ ...committed, retrieval: older }));
   for (const file of ['model_int8.onnx', 'tokenizer.json', 'tokenizer_config.json']) writeFileSync(join(directory, file), '{}');
 
   const { spec } = readModelDirectory(directory);
   t.is(spec.retrieval!.fullTextScore, 0);
+  t.is(spec.retrieval!.titleCosine, 0);
   const weights = spec.retrieval! as HybridWeights;
   const features = { cosine: 0.5, lexical: 2, titleCoverage: 0.5, exactTitle: 0, bm25Rank: 1 / 61, vectorRank: 1 / 62, titleCosine: 0.5 };
   // Without the feature's weight, its value changes nothing: the older spec scores as it was fitted.
   t.is(relevance(weights, { ...features, fullTextScore: 1 }), relevance(weights, { ...features, fullTextScore: 0 }));
+  t.is(relevance(weights, { ...features, fullTextScore: 1, titleCosine: 0.9 }), relevance(weights, { ...features, fullTextScore: 1, titleCosine: 0.1 }));
   const fitted = committed.retrieval as unknown as HybridWeights;
   t.true(relevance(fitted, { ...features, fullTextScore: 1 }) > relevance(fitted, { ...features, fullTextScore: 0.2 }), 'a better BM25 share scores higher');
+  t.true(relevance(fitted, { ...features, titleCosine: 0.9 }) > relevance(fitted, { ...features, titleCosine: 0.1 }), 'a closer title scores higher');
 
   writeFileSync(join(directory, 'searchgate-model.json'), JSON.stringify({ ...committed, retrieval: { ...older, cosine: undefined } }));
   t.throws(() => readModelDirectory(directory), { message: /"retrieval.cosine" must be a finite number/ }, 'a weight the scorer always had is still required');

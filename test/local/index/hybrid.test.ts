@@ -70,7 +70,7 @@ test('the fitted weights of fullTextScore and titleCosine move the score; a spec
   t.is(relevance(weights, { ...features, fullTextScore: 1, titleCosine: 0.9 }), relevance(weights, { ...features, fullTextScore: 1, titleCosine: 0.1 }));
   const fitted = committed.retrieval as unknown as HybridWeights;
   t.true(relevance(fitted, { ...features, fullTextScore: 1 }) > relevance(fitted, { ...features, fullTextScore: 0.2 }), 'a better BM25 share scores higher');
-  t.true(relevance(fitted, { ...features, titleCosine: 0.9 }) > relevance(fitted, { ...features, titleCosine: 0.1 }), 'a closer title scores higher');
+  t.true(relevance(fitted, { ...features, fullTextScore: 1, titleCosine: 0.9 }) > relevance(fitted, { ...features, fullTextScore: 1, titleCosine: 0.1 }), 'a closer title scores higher');
 
   writeFileSync(join(directory, 'searchgate-model.json'), JSON.stringify({ ...committed, retrieval: { ...older, cosine: undefined } }));
   t.throws(() => readModelDirectory(directory), { message: /"retrieval.cosine" must be a finite number/ }, 'a weight the scorer always had is still required');

@@ -64,8 +64,8 @@ options:
                         fifth faster for HTML and WARC sources, and a smaller index; requests for
                         markdown then get those pages' plain text)
   --reembed             add: also embed every page of the index whose vectors are missing or were made
-                        by another model (an index built before vectors, or after a model change); no
-                        source is needed
+                        by another model (an index built before vectors, or after a model change) or
+                        without its title's vector (made before title vectors); no source is needed
   --model DIR           add: the embedding model (default: $SEARCHGATE_RERANK_MODEL, else ${DEFAULT_RERANK_MODEL_DIRECTORY})
   --batch-pages N       add: pages written at once (default ${WRITER_DEFAULTS.batchPages})
   --fold-every N        add: fold appended pages into the indexes every N pages (default ${WRITER_DEFAULTS.foldEveryPages});

@@ -136,10 +136,10 @@ export class UpstreamCaller {
     // A 429 pauses the provider; waiting out its Retry-After is the one retry that pause allows.
     if (error.kind !== 'rate_limited' && !this.health.of(provider, operation).acceptsRetries) return null;
     // Waiting past our own deadline or the operator's cap helps nobody: fall back instead.
-    const retryAfterMs = error.retryAfterMs ?? 0;
-    if (error.retryAfterMs !== undefined && (retryAfterMs > this.policy.maxRetryAfterMs || retryAfterMs >= deadline.remainingMs())) return null;
+    const { retryAfterMs } = error;
+    if (retryAfterMs !== undefined && (retryAfterMs > this.policy.maxRetryAfterMs || retryAfterMs >= deadline.remainingMs())) return null;
     const backoffMs = Math.min(Math.round((1 + Math.random()) * this.policy.minDelayMs * 2 ** retry), this.policy.maxDelayMs);
-    return backoffMs + retryAfterMs;
+    return backoffMs + (retryAfterMs ?? 0);
   }
 
   private readonly series: ReturnType<typeof seriesCache<'provider' | 'operation' | 'outcome'>>;

@@ -56,9 +56,10 @@ export function indexEmbedder(reranker: NeuralReranker, options: { maxWindows?: 
   const maxWindows = options.maxWindows ?? DEFAULT_PAGE_WINDOWS;
   const dimensions = reranker.dimensions;
   const windowsStamp = modelStamp(spec);
+  const pagesStamp = `${windowsStamp}${WITH_TITLE}`;
   return {
-    model: `${windowsStamp}${WITH_TITLE}`,
-    reads: [`${windowsStamp}${WITH_TITLE}`, windowsStamp],
+    model: pagesStamp,
+    reads: [pagesStamp, windowsStamp],
     dimensions,
     retrieval: spec.retrieval ?? undefined,
     async embedQuery(query, signal) {

@@ -32,8 +32,7 @@ import {
   MARKDOWN_COLUMN,
   PAGE_FIELDS,
   PAGES_TABLE,
-  hasMarkdownColumn,
-  hasTitleVectorColumn,
+  hasColumn,
   markdownField,
   titleVectorField,
   SCHEMA_VERSION,
@@ -194,7 +193,7 @@ export async function openLocalIndex(directory: string, options: LocalIndexOptio
     await ensureMarkdownColumn(table);
   }
   const schema = await table.schema();
-  const index = new LanceLocalIndex(location, connection, table, vectorDimensionsOf(schema), hasTitleVectorColumn(schema), hasMarkdownColumn(schema), {
+  const index = new LanceLocalIndex(location, connection, table, vectorDimensionsOf(schema), hasColumn(schema, TITLE_VECTOR_COLUMN), hasColumn(schema, MARKDOWN_COLUMN), {
     titleBoost: options.titleBoost ?? DEFAULT_TITLE_BOOST,
     snippetLength: options.snippetLength ?? DEFAULT_SNIPPET_LENGTH,
     keepVersionsMs: options.keepVersionsMs ?? DEFAULT_KEEP_VERSIONS_MS,
@@ -242,12 +241,12 @@ async function ensureIndexes(table: lancedb.Table): Promise<void> {
 
 /** Gives an index made before the markdown column that column (null in its rows): a change of metadata only. */
 async function ensureMarkdownColumn(table: lancedb.Table): Promise<void> {
-  if (hasMarkdownColumn(await table.schema())) return;
+  if (hasColumn(await table.schema(), MARKDOWN_COLUMN)) return;
   try {
     await withCommitRetries(() => table.addColumns([markdownField()]));
   } catch (error) {
     // Another writer opening the same index added it first.
-    if (!hasMarkdownColumn(await table.schema())) throw error;
+    if (!hasColumn(await table.schema(), MARKDOWN_COLUMN)) throw error;
   }
 }
 
@@ -299,10 +298,40 @@ interface DomainCount {
 /** How often a search that finds no usable vectors looks at the table's schema again. */
 const SCHEMA_RECHECK_MS = 5_000;
 
+/**
+ * A column added to the layout after tables were made (markdown, the title vector): an older table
+ * gains it when a writer opens it, maybe in another process, so while it is missing it is looked
+ * for again, at most once per SCHEMA_RECHECK_MS.
+ */
+class LaterColumn {
+  private checkedAt = performance.now();
+
+  constructor(
+    private readonly table: lancedb.Table,
+    private readonly name: string,
+    /** Whether the table had it when last looked at. */
+    public known: boolean,
+  ) {}
+
+  async present(): Promise<boolean> {
+    if (!this.known && performance.now() - this.checkedAt >= SCHEMA_RECHECK_MS) {
+      this.checkedAt = performance.now();
+      this.known = hasColumn(await this.table.schema(), this.name);
+    }
+    return this.known;
+  }
+
+  /** This process added it. */
+  added(): void {
+    this.known = true;
+  }
+}
+
 class LanceLocalIndex implements LocalIndex {
   private schemaCheckedAt = performance.now();
-  private markdownCheckedAt = performance.now();
-  private titleVectorsCheckedAt = performance.now();
+  /** Columns added after the table was made, which reads select once the table has them. */
+  private readonly markdown: LaterColumn;
+  private readonly titleVectors: LaterColumn;
   /** This process's commits and folds, one at a time: they would only conflict with each other. */
   private readonly writes = new SerialQueue();
   /** The fold that the writes committed so far will be part of, until it starts. */
@@ -330,38 +359,21 @@ class LanceLocalIndex implements LocalIndex {
     private readonly connection: lancedb.Connection,
     private readonly table: lancedb.Table,
     private dimensions: number | null,
-    private hasTitleVectors: boolean,
-    private hasMarkdown: boolean,
+    hasTitleVectors: boolean,
+    hasMarkdown: boolean,
     private readonly settings: Settings,
-  ) {}
+  ) {
+    this.markdown = new LaterColumn(table, MARKDOWN_COLUMN, hasMarkdown);
+    this.titleVectors = new LaterColumn(table, TITLE_VECTOR_COLUMN, hasTitleVectors);
+  }
 
   get vectorDimensions(): number | null {
     return this.dimensions;
   }
 
-  /**
-   * Whether reads can select the markdown column. An index made before it gains it when a writer
-   * opens it, maybe in another process: looked for again at most once per SCHEMA_RECHECK_MS.
-   */
-  private async markdownColumn(): Promise<boolean> {
-    if (!this.hasMarkdown && performance.now() - this.markdownCheckedAt >= SCHEMA_RECHECK_MS) {
-      this.markdownCheckedAt = performance.now();
-      this.hasMarkdown = hasMarkdownColumn(await this.table.schema());
-    }
-    return this.hasMarkdown;
-  }
-
-  /**
-   * The vector columns a search selects: the title vector's too once the table has it. A table whose
-   * vector columns were made before it gains it when a writer with a model opens it, maybe in another
-   * process: looked for again at most once per SCHEMA_RECHECK_MS.
-   */
+  /** The vector columns a search selects: the title vector's too once the table has it. */
   private async vectorColumns(): Promise<string[]> {
-    if (!this.hasTitleVectors && this.dimensions !== null && performance.now() - this.titleVectorsCheckedAt >= SCHEMA_RECHECK_MS) {
-      this.titleVectorsCheckedAt = performance.now();
-      this.hasTitleVectors = hasTitleVectorColumn(await this.table.schema());
-    }
-    return this.hasTitleVectors ? [...VECTOR_COLUMNS, TITLE_VECTOR_COLUMN] : [...VECTOR_COLUMNS];
+    return (await this.titleVectors.present()) ? [...VECTOR_COLUMNS, TITLE_VECTOR_COLUMN] : [...VECTOR_COLUMNS];
   }
 
   /**
@@ -384,22 +396,22 @@ class LanceLocalIndex implements LocalIndex {
    */
   async ensureVectorColumns(dimensions: number): Promise<void> {
     this.assertWritable();
-    if (this.dimensions === dimensions && this.hasTitleVectors) return;
+    if (this.dimensions === dimensions && this.titleVectors.known) return;
     await this.writes.run(async () => {
       const schema = await this.table.schema();
       if (this.dimensions === dimensions) {
         // Vector columns made before the title's: it is added beside them, the window vectors kept.
-        if (!hasTitleVectorColumn(schema)) await withCommitRetries(() => this.table.addColumns([titleVectorField(dimensions, lanceArrow)]));
+        if (!hasColumn(schema, TITLE_VECTOR_COLUMN)) await withCommitRetries(() => this.table.addColumns([titleVectorField(dimensions, lanceArrow)]));
       } else {
         if (this.dimensions !== null) {
-          const columns = hasTitleVectorColumn(schema) ? [...VECTOR_COLUMNS, TITLE_VECTOR_COLUMN] : [...VECTOR_COLUMNS];
+          const columns = hasColumn(schema, TITLE_VECTOR_COLUMN) ? [...VECTOR_COLUMNS, TITLE_VECTOR_COLUMN] : [...VECTOR_COLUMNS];
           await withCommitRetries(() => this.table.dropColumns(columns));
         }
         await withCommitRetries(() => this.table.addColumns(vectorFields(dimensions, lanceArrow)));
         this.dimensions = dimensions;
         this.hasVectorIndex = null;
       }
-      this.hasTitleVectors = true;
+      this.titleVectors.added();
     });
   }
 
@@ -419,7 +431,7 @@ class LanceLocalIndex implements LocalIndex {
       pages = pages.map((page) => ('vectors' in page && page.vectors && page.vectors.windows[0]?.length !== this.dimensions ? { ...page, vectors: null } : page));
     }
     const revision = nextRevision();
-    const columns = { vectors: this.dimensions !== null, titleVector: this.hasTitleVectors };
+    const columns = { vectors: this.dimensions !== null, titleVector: this.titleVectors.known };
     const rows = [...new Map(pages.map((page) => [page.canonicalUrl, toRow(page, revision, columns)])).values()];
     if (rows.length === 0) return;
     const batch = lancedb.makeArrowTable(rows as unknown as Record<string, unknown>[], { schema: await this.table.schema() });
@@ -693,7 +705,7 @@ class LanceLocalIndex implements LocalIndex {
     const rows = await this.table
       .query()
       .where(`canonicalUrl = ${literal} OR url = ${literal}`)
-      .select((await this.markdownColumn()) ? [...GET_COLUMNS, MARKDOWN_COLUMN] : GET_COLUMNS)
+      .select((await this.markdown.present()) ? [...GET_COLUMNS, MARKDOWN_COLUMN] : GET_COLUMNS)
       .limit(16)
       .toArrow();
     const revisions = rows.getChild('revision');
@@ -756,7 +768,7 @@ class LanceLocalIndex implements LocalIndex {
   async *export(): AsyncIterable<IndexedPage> {
     this.assertOpen();
     // One snapshot: pages written while the export runs are not half-seen.
-    const columns = (await this.markdownColumn()) ? [...PAGE_FIELDS, MARKDOWN_COLUMN] : [...PAGE_FIELDS];
+    const columns = (await this.markdown.present()) ? [...PAGE_FIELDS, MARKDOWN_COLUMN] : [...PAGE_FIELDS];
     for await (const batch of this.table.query().select(columns)) {
       yield* pagesFromArrow(batch);
     }

@@ -101,8 +101,8 @@ export function titleVectorField(dimensions: number, arrow: typeof import('apach
   return new arrow.Field(TITLE_VECTOR_COLUMN, new arrow.FixedSizeList(dimensions, new arrow.Field('item', new arrow.Float32(), true)), true);
 }
 
-/** Whether a table has the title vector column. */
-export const hasTitleVectorColumn = (schema: Schema): boolean => schema.fields.some((field) => field.name === TITLE_VECTOR_COLUMN);
+/** Whether a table has a column: those added after a table was made (markdown, the title vector) may be missing. */
+export const hasColumn = (schema: Schema, name: string): boolean => schema.fields.some((field) => field.name === name);
 
 /** Arrow as LanceDB sees it (its CommonJS build), for the calls that check field types with instanceof. */
 export const lanceArrow = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
@@ -131,8 +131,6 @@ const PAGE_COLUMNS = [
 /** The markdown column, for a table made before it (LanceDB's copy of Arrow, see lanceArrow). */
 export const markdownField = () => new lanceArrow.Field(MARKDOWN_COLUMN, new lanceArrow.Utf8(), true);
 
-/** Whether a table has the markdown column. */
-export const hasMarkdownColumn = (schema: Schema): boolean => schema.fields.some((field) => field.name === MARKDOWN_COLUMN);
 
 /** The width of a table's vectors, or null when it has no vector columns (an index built before them). */
 export function vectorDimensionsOf(schema: Schema): number | null {

@@ -142,3 +142,35 @@ test.serial('the model embeds a page\'s title alone beside its windows, as a doc
   titleAsText!.windows[0]!.forEach((value, i) => t.true(Math.abs(value - title[i]!) < 1e-6));
   t.notDeepEqual(Array.from(title), Array.from(titled!.windows[0]!), 'the title alone, not the first window of title and text');
 });
+
+test.serial('over HTTP, pages embedded before title vectors keep their hybrid ranking, without a warning', async (t) => {
+  // Pages as the version before title vectors wrote them: the same model's windows, under the
+  // windows' own stamp, and no title vector.
+  const directory = mkdtempSync(join(tmpdir(), 'searchgate-hybrid-older-'));
+  t.teardown(() => rmSync(directory, { recursive: true, force: true, maxRetries: 5 }));
+  const index = await openLocalIndex(directory);
+  const loaded = await openPageEmbedder(TEST_MODEL_DIRECTORY);
+  try {
+    const current = loaded.embedder;
+    const older = {
+      model: current.reads[1]!,
+      dimensions: current.dimensions,
+      embedPages: async (pages: ReadonlyArray<{ title: string; text: string }>) =>
+        (await current.embedPages(pages)).map(({ windows }) => ({ windows, title: null })),
+    };
+    const writer = await IndexWriter.open(index, { embedder: older });
+    await Promise.all(PAGES.map((entry) => writer.add(entry)));
+    await writer.close();
+    t.deepEqual((await index.stats()).vectors, { [current.reads[1]!]: PAGES.length });
+  } finally {
+    await Promise.allSettled([index.close(), loaded.close()]);
+  }
+
+  const gateway = await gatewayOver(t, directory);
+  const results = await tavilySearch(gateway, 'feline companion animals');
+  t.is(results[0]!.url, CAT);
+  t.true(results[0]!.score > 0 && results[0]!.score < 1, 'the calibrated relevance, not a rank');
+  t.false(gateway.logLines.some((line) => line.includes('ranks by full text alone')), gateway.logLines.join('\n'));
+  const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+  t.regex(metrics, /^searchgate_local_reranker_documents_total\{[^}]*\} 0$/m, 'nothing reranked: the hybrid scorer ranked them');
+});

@@ -15,9 +15,14 @@
  *   npm run bench:index-scale                   # vectors on (the default configuration)
  *   npm run bench:index-scale -- --no-vectors   # full text alone
  *   npm run bench:index-scale -- --quick        # the first 20k pages, two runs
+ *   npm run bench:index-scale -- --shard-pages 50000   # shards of 50k pages (SEARCHGATE_SHARD_PAGES), so
+ *                                               # that the full corpus spans several and the fold's
+ *                                               # memory is seen to stop growing at a shard's size
+ *   npm run bench:index-scale -- --no-vectors --copies 2   # the corpus twice over (each copy's URLs,
+ *                                               # titles and texts made distinct): past the corpus's size
  *
  * Flags: --work-dir DIR (/tmp/searchgate-bench/bakeoff) --index-dir DIR (/tmp/searchgate-bench/scale-index)
- *        --out FILE --install-packages --no-vectors --quick --max-seconds S (10800)
+ *        --out FILE --install-packages --no-vectors --quick --shard-pages N --copies K (1) --max-seconds S (10800)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -44,12 +49,20 @@ const { values: flags } = parseArgs({
     'install-packages': { type: 'boolean', default: false },
     'no-vectors': { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
+    'shard-pages': { type: 'string' },
+    copies: { type: 'string', default: '1' },
     'max-seconds': { type: 'string', default: '10800' },
   },
 });
 const QUICK = flags.quick!;
 const VECTORS = !flags['no-vectors'];
-const OUT = flags.out ?? resolve(REPO_ROOT, `bench/results/index-scale${VECTORS ? '' : '-bm25'}${QUICK ? '-quick' : ''}.json`);
+const SHARD_PAGES = flags['shard-pages'];
+// `index add` and `serve` read it from the environment they inherit.
+if (SHARD_PAGES !== undefined) process.env.SEARCHGATE_SHARD_PAGES = SHARD_PAGES;
+const COPIES = Number(flags.copies);
+if (!Number.isInteger(COPIES) || COPIES < 1) throw new Error('--copies must be a whole number ≥ 1');
+const VARIANT = `${VECTORS ? '' : '-bm25'}${QUICK ? '-quick' : ''}${SHARD_PAGES === undefined ? '' : `-shards${SHARD_PAGES}`}${COPIES === 1 ? '' : `-x${COPIES}`}`;
+const OUT = flags.out ?? resolve(REPO_ROOT, `bench/results/index-scale${VARIANT}.json`);
 const STAGES = QUICK ? [10_000, 20_000] : [10_000, 50_000, Number.POSITIVE_INFINITY];
 // Pages are written a batch (2,048) at a time: a slice spans several batches.
 const SLICE = QUICK ? 5_000 : 10_000;
@@ -77,6 +90,14 @@ async function stageFiles(corpus: string, workDir: string): Promise<{ files: str
     const document = JSON.parse(line) as CorpusDocument;
     pages.push({ url: document.url, title: document.title, text: document.body, datePublished: document.datePublished });
     if (pages.length >= STAGES.at(-1)!) break;
+  }
+  // Further copies: other URLs and texts (a page whose text another URL already holds is stored once).
+  const original = pages.length;
+  for (let copy = 2; copy <= COPIES; copy++) {
+    for (const page of pages.slice(0, original)) {
+      const url = `${page.url}${page.url.includes('?') ? '&' : '?'}copy=${copy}`;
+      pages.push({ ...page, url, title: `${page.title} (copy ${copy})`, text: `${page.text} (copy ${copy})` });
+    }
   }
   const files: string[] = [];
   let from = 0;
@@ -121,6 +142,8 @@ interface RunReport {
   slices: { pages: number; pagesPerSecond: number }[];
   lastTenthOverFirstTenth: number | null;
   peakRssMiB: number;
+  /** The highest RSS seen while each PROFILE_PAGES pages were done: whether memory levels off as the index grows. */
+  rssProfile: { pages: number; peakRssMiB: number }[];
   peakDiskMiB: number;
   finalDiskMiB: number;
   peakOverFinalDisk: number;
@@ -143,9 +166,12 @@ async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
   });
   let peakDisk = 0;
   let peakRss = 0;
+  const rssSamples: { done: number; rss: number }[] = [];
   const sampler = setInterval(() => {
     peakDisk = Math.max(peakDisk, directoryBytes(indexDir));
-    peakRss = Math.max(peakRss, processMemory(child.pid!)?.peak ?? 0);
+    const memory = processMemory(child.pid!);
+    peakRss = Math.max(peakRss, memory?.peak ?? 0);
+    if (memory) rssSamples.push({ done: progress.at(-1)?.done ?? 0, rss: memory.rss });
   }, 1000);
   const [code] = (await once(child, 'exit')) as [number];
   clearInterval(sampler);
@@ -171,10 +197,23 @@ async function indexAdd(file: string, indexDir: string): Promise<RunReport> {
     // Null for a run too short to have two slices.
     lastTenthOverFirstTenth: slices.length < 2 ? null : round(rate(slices.slice(-tenth)) / rate(slices.slice(0, tenth)), 2),
     peakRssMiB: mib(peakRss),
+    rssProfile: rssProfile(rssSamples),
     peakDiskMiB: mib(peakDisk),
     finalDiskMiB: mib(finalDisk),
     peakOverFinalDisk: round(peakDisk / finalDisk, 2),
   };
+}
+
+const PROFILE_PAGES = 50_000;
+
+/** The highest sampled RSS in each window of PROFILE_PAGES pages done (the last window may be shorter). */
+function rssProfile(samples: readonly { done: number; rss: number }[]) {
+  const windows = new Map<number, number>();
+  for (const { done, rss } of samples) {
+    const window = Math.floor(done / PROFILE_PAGES);
+    windows.set(window, Math.max(windows.get(window) ?? 0, rss));
+  }
+  return [...windows].sort(([a], [b]) => a - b).map(([window, rss]) => ({ pages: (window + 1) * PROFILE_PAGES, peakRssMiB: mib(rss) }));
 }
 
 /** Pages/s of each SLICE pages done, from the progress samples (time of first reaching each boundary). */
@@ -330,7 +369,7 @@ function pickQueries(pages: readonly Page[], random: () => number): { titles: Pa
 async function main(): Promise<void> {
   startWatchdog(Number(flags['max-seconds']), 'index-scale');
   const workDir = flags['work-dir']!;
-  const indexDir = flags['index-dir']! + (VECTORS ? '' : '-bm25') + (QUICK ? '-quick' : '');
+  const indexDir = flags['index-dir']! + VARIANT;
   mkdirSync(workDir, { recursive: true });
   const corpus = ensureCorpus(workDir, { installPackages: flags['install-packages']! });
   const { files, pages } = await stageFiles(corpus, workDir);
@@ -354,6 +393,7 @@ async function main(): Promise<void> {
       const gatewayRss = processMemory(gateway.child.pid!);
       const stage = {
         pages: upTo,
+        shards: readdirSync(indexDir).filter((name) => /^pages(-\d+)?\.lance$/.test(name)).length,
         run,
         queries: [oneClient, eightClients],
         knownItems,
@@ -390,6 +430,8 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machineDescription(),
     vectors: VECTORS,
+    copies: COPIES,
+    shardPages: SHARD_PAGES === undefined ? null : Number(SHARD_PAGES),
     corpus: { path: corpus, pages: pages.length },
     stages,
     projection: { steadyPagesPerSecond: steady, foldSecondsPerPage: folds.slope, diskMiBPerPage: disk.slope, rssMiBPerPage: rss.slope, at: [project(1_000_000), project(10_000_000)] },

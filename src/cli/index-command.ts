@@ -18,7 +18,7 @@ import type { CrawlSeed } from '../local/crawl/index.js';
 import { ExtractorPool } from '../local/extract/index.js';
 import { fetchPolicy, normalizeHttpUrl } from '../local/fetch/index.js';
 import { openPageEmbedder, type LoadedEmbedder } from '../local/index/embedder.js';
-import { DEFAULT_MAX_UNINDEXED_ROWS, openLocalIndex, type LocalIndexOptions } from '../local/index/index.js';
+import { DEFAULT_MAX_UNINDEXED_ROWS, DEFAULT_SHARD_ROWS, openLocalIndex, type LocalIndexOptions } from '../local/index/index.js';
 import { parseIndexLocation } from '../local/index/location.js';
 import { ObjectStore } from '../local/index/object-store.js';
 import { claimWriter, WriterRefusedError, type WriterClaim } from '../local/index/writer-lease.js';
@@ -74,7 +74,10 @@ options:
   --max-unindexed N     add: unindexed pages that searches still find by scanning them (default
                         $SEARCHGATE_MAX_UNINDEXED_ROWS, else ${DEFAULT_MAX_UNINDEXED_ROWS}); add ends with a fold only past
                         this many, so a small add rewrites no existing file. Give gateways the same value
-  --fold                add: end with a fold however few pages are unindexed`;
+  --fold                add: end with a fold however few pages are unindexed
+
+A directory index keeps its pages in shards of $SEARCHGATE_SHARD_PAGES (default ${DEFAULT_SHARD_ROWS}) pages: a fold
+rewrites only the newest shard, so its time and memory stop growing with the index.`;
 
 /** Exit code of a run stopped by SIGINT/SIGTERM, as shells report a signal (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
@@ -415,6 +418,7 @@ async function stats(argv: string[]): Promise<number> {
           `documents:     ${stats.documents}`,
           `domains:       ${stats.domains}`,
           `size on disk:  ${formatBytes(stats.bytesOnDisk)}`,
+          `shards:        ${stats.shards}`,
           `last updated:  ${stats.lastUpdated ?? 'never'}`,
           `vectors:       ${vectorSummary(stats.vectors, stats.documents)}`,
         ].join('\n') + '\n',

@@ -106,6 +106,8 @@ export interface IndexStats {
   documents: number;
   domains: number;
   bytesOnDisk: number;
+  /** The tables the pages are kept in (LocalIndexOptions.shardRows): a fold rewrites the newest alone. */
+  shards: number;
   lastUpdated: string | null;
   /** Pages stored with vectors, by the stamp of the model that made them. */
   vectors: Record<string, number>;
@@ -137,7 +139,8 @@ export interface LocalIndex {
   /**
    * Folds the rows appended since the last fold into the full-text, scalar and vector indexes,
    * compacts small fragments and deletes versions older than keepVersionsMs. Its cost grows with the
-   * index, so writers call it once per run or per many thousand rows. `keepVersionsMs` overrides
+   * shard being written (up to LocalIndexOptions.shardRows pages), so writers call it once per run
+   * or per many thousand rows. `keepVersionsMs` overrides
    * how long superseded versions are kept (0: only the current one).
    */
   fold(options?: { keepVersionsMs?: number }): Promise<void>;

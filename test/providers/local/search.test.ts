@@ -92,3 +92,37 @@ test('an empty index answers 200 with zero results', async (t) => {
   const body = await search(gateway, { query: 'anything at all' });
   t.deepEqual(body.data.webPages.value, []);
 });
+
+test('an index kept in shards answers over HTTP as one: results of every shard, one ranking, filters and text', async (t) => {
+  const directory = mkdtempSync(join(tmpdir(), 'searchgate-local-'));
+  // One page per shard: each of the four pages lives in a table of its own.
+  const writer = await openLocalIndex(directory, { shardRows: 1 });
+  for (const entry of PAGES) await writer.upsert([entry]);
+  t.like(await writer.stats(), { documents: 4, shards: 4 });
+  await writer.close();
+  const single = mkdtempSync(join(tmpdir(), 'searchgate-local-'));
+  const reference = await openLocalIndex(single);
+  await reference.upsert(PAGES);
+  await reference.close();
+  const serve = async (at: string) => {
+    const gateway = await startGateway({ providers: { local: { type: 'local', directory: at } }, search: { chain: ['local'] }, cache: { enabled: false } });
+    t.teardown(() => gateway.close());
+    return gateway;
+  };
+  const [sharded, whole] = [await serve(directory), await serve(single)];
+  const urls = async (gateway: Awaited<ReturnType<typeof serve>>, body: Record<string, unknown>) =>
+    (await search(gateway, body)).data.webPages.value.map((result: any) => result.url);
+
+  const all = await urls(sharded, { query: 'vacuum vacuuming', count: 10 });
+  t.is(all.length, 4);
+  t.deepEqual([...all].sort(), PAGES.map((entry) => entry.url).sort());
+  // Each shard weighs terms by its own statistics (one page each here), so only rankings that do not
+  // hang on them are compared with the single table's: a word of one page, and a filter's set.
+  for (const query of ['thresholds', 'cleaners review', 'undated notes']) t.deepEqual(await urls(sharded, { query, count: 10 }), await urls(whole, { query, count: 10 }));
+  t.deepEqual(await urls(sharded, { query: 'thresholds', count: 10 }), ['https://blog.postgres.example/tuning']);
+  const domain = { query: 'vacuum', count: 10, includeDomains: ['postgres.example'] };
+  t.deepEqual((await urls(sharded, domain)).sort(), (await urls(whole, domain)).sort());
+  t.is((await urls(sharded, domain)).length, 2);
+  const body = await search(sharded, { query: 'cleaners', count: 1, contents: { text: { max_characters: 30 } } });
+  t.is(body.data.webPages.value[0].text, PAGES[2]!.text.slice(0, 30));
+});

@@ -18,6 +18,7 @@ import type { CrawlSeed } from '../local/crawl/index.js';
 import { ExtractorPool } from '../local/extract/index.js';
 import { fetchPolicy, normalizeHttpUrl } from '../local/fetch/index.js';
 import { openPageEmbedder, type LoadedEmbedder } from '../local/index/embedder.js';
+import { DigestSet } from '../local/ingest/digest-set.js';
 import { DEFAULT_MAX_UNINDEXED_ROWS, DEFAULT_SHARD_ROWS, openLocalIndex, type LocalIndexOptions } from '../local/index/index.js';
 import { parseIndexLocation } from '../local/index/location.js';
 import { ObjectStore } from '../local/index/object-store.js';
@@ -237,7 +238,7 @@ async function add(argv: string[]): Promise<number> {
         onProgress: (counters) => progress.update(counters),
       });
       // Exact and near duplicates (the same text under two URLs) are stored once, across all files.
-      const seenHashes = new Set<string>();
+      const seenHashes = new DigestSet();
       let failed = false;
       try {
         const files = sources.filter((source): source is Extract<Source, { kind: 'jsonl' | 'warc' }> => source.kind !== 'crawl');
@@ -341,7 +342,7 @@ async function ingestFile(
     seenHashes,
     progress,
     signal,
-  }: { writer: IndexWriter; extractor: PageExtractor; seenHashes: Set<string>; progress: WriteProgress; signal: AbortSignal },
+  }: { writer: IndexWriter; extractor: PageExtractor; seenHashes: DigestSet; progress: WriteProgress; signal: AbortSignal },
 ): Promise<boolean> {
   let issues = 0;
   let skipped = 0;
@@ -362,10 +363,9 @@ async function ingestFile(
   const pending = new Set<Promise<void>>();
   try {
     for await (const page of file.kind === 'jsonl' ? readJsonl(file.path, options) : readWarc(file.path, options)) {
-      if (seenHashes.has(page.contentHash)) {
+      if (!seenHashes.add(page.contentHash)) {
         duplicates += 1;
       } else {
-        seenHashes.add(page.contentHash);
         // Bounded memory on a large file: the reader waits while the writer has enough in flight.
         await writer.ready();
         const written = writer.add(page);

@@ -142,9 +142,11 @@ async function ensureIndexes(table: lancedb.Table): Promise<void> {
     ...FULL_TEXT_COLUMNS.map((column): [string, lancedb.Index] => [column, lancedb.Index.fts(FULL_TEXT_OPTIONS)]),
     ...SCALAR_INDEXES.map(([column, index]): [string, lancedb.Index] => [column, index()]),
   ];
+  // One listing for all: a writer opens every shard, and most have every index.
+  const indexed = new Set((await table.listIndices()).flatMap((index) => index.columns));
   for (const [column, config] of wanted) {
     const hasIndex = async () => (await table.listIndices()).some((index) => index.columns.includes(column));
-    if (await hasIndex()) continue;
+    if (indexed.has(column)) continue;
     try {
       await withCommitRetries(() => table.createIndex(column, { config }));
     } catch (error) {

@@ -33,8 +33,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { normalizeUrl } from '../src/local/fetch/url.js';
+import { shardNames } from '../src/local/index/shards.js';
 import { seededRandom } from '../src/util/random.js';
-import { ensureCorpus, linearFit, machineDescription, processMemory, startWatchdog, type CorpusDocument } from './index-bench-common.js';
+import { corpusCopy, ensureCorpus, linearFit, machineDescription, processMemory, startWatchdog, type CorpusDocument } from './index-bench-common.js';
 import { percentile } from './latency.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,8 +96,7 @@ async function stageFiles(corpus: string, workDir: string): Promise<{ files: str
   const original = pages.length;
   for (let copy = 2; copy <= COPIES; copy++) {
     for (const page of pages.slice(0, original)) {
-      const url = `${page.url}${page.url.includes('?') ? '&' : '?'}copy=${copy}`;
-      pages.push({ ...page, url, title: `${page.title} (copy ${copy})`, text: `${page.text} (copy ${copy})` });
+      pages.push({ ...page, ...corpusCopy(page, copy), title: `${page.title} (copy ${copy})` });
     }
   }
   const files: string[] = [];
@@ -393,7 +393,7 @@ async function main(): Promise<void> {
       const gatewayRss = processMemory(gateway.child.pid!);
       const stage = {
         pages: upTo,
-        shards: readdirSync(indexDir).filter((name) => /^pages(-\d+)?\.lance$/.test(name)).length,
+        shards: shardNames(readdirSync(indexDir).map((name) => name.replace(/\.lance$/, ''))).length,
         run,
         queries: [oneClient, eightClients],
         knownItems,

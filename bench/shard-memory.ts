@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { openLocalIndex } from '../src/local/index/index.js';
 import { IndexWriter } from '../src/local/index/writer.js';
 import { contentHash } from '../src/local/ingest/indexed-page.js';
-import { machineDescription, type CorpusDocument } from './index-bench-common.js';
+import { corpusCopy, machineDescription, type CorpusDocument } from './index-bench-common.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: flags } = parseArgs({
@@ -79,8 +79,7 @@ async function runLayout(directory: string, shardPages: number | null): Promise<
     for await (const line of createInterface({ input: createReadStream(flags.corpus!, 'utf8'), crlfDelay: Infinity })) {
       if (!line) continue;
       const document = JSON.parse(line) as CorpusDocument;
-      const url = copy === 1 ? document.url : `${document.url}${document.url.includes('?') ? '&' : '?'}copy=${copy}`;
-      const text = copy === 1 ? document.body : `${document.body} (copy ${copy})`;
+      const { url, text } = copy === 1 ? { url: document.url, text: document.body } : corpusCopy({ url: document.url, text: document.body }, copy);
       const parsed = URL.parse(url);
       if (!parsed) continue;
       await writer.ready();

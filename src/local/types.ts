@@ -140,8 +140,8 @@ export interface LocalIndex {
    * Folds the rows appended since the last fold into the full-text, scalar and vector indexes,
    * compacts small fragments and deletes versions older than keepVersionsMs. Its cost grows with the
    * shard being written (up to LocalIndexOptions.shardRows pages), so writers call it once per run
-   * or per many thousand rows. `keepVersionsMs` overrides
-   * how long superseded versions are kept (0: only the current one).
+   * or per many thousand rows. `keepVersionsMs` overrides how long superseded versions are kept (0:
+   * only the current one).
    */
   fold(options?: { keepVersionsMs?: number }): Promise<void>;
   /**

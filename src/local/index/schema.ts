@@ -131,7 +131,6 @@ const PAGE_COLUMNS = [
 /** The markdown column, for a table made before it (LanceDB's copy of Arrow, see lanceArrow). */
 export const markdownField = () => new lanceArrow.Field(MARKDOWN_COLUMN, new lanceArrow.Utf8(), true);
 
-
 /** The width of a table's vectors, or null when it has no vector columns (an index built before them). */
 export function vectorDimensionsOf(schema: Schema): number | null {
   const field = schema.fields.find((candidate) => candidate.name === VECTOR_COLUMN);

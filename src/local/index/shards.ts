@@ -93,8 +93,9 @@ export class ShardedIndex implements LocalIndex {
 
   async refreshVectorDimensions(): Promise<number | null> {
     await this.refreshShards();
-    const [dimensions] = await Promise.all([this.active.refreshVectorDimensions(), ...this.shards.slice(0, -1).map((shard) => shard.refreshVectorDimensions())]);
-    return dimensions;
+    // Every shard reads its own width again; the newest's is the index's.
+    const widths = await Promise.all(this.shards.map((shard) => shard.refreshVectorDimensions()));
+    return widths.at(-1)!;
   }
 
   async ensureVectorColumns(dimensions: number): Promise<void> {

@@ -2,15 +2,14 @@
  * One LanceDB table of pages with its full-text, scalar and vector indexes: a shard of the local
  * index (shards.ts). Its writes, folds and searches are described in index.ts.
  */
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import type { EmbeddedPage, IndexedPage, IndexHit, IndexQuery, IndexStats, LocalIndex, StoredPageState } from '../types.js';
+import type { EmbeddedPage, IndexedPage, IndexHit, IndexQuery, StoredPageState } from '../types.js';
 import { filterPredicate, sqlString, sqlStringList } from './filters.js';
 import {
   MARKDOWN_COLUMN,
   PAGE_FIELDS,
-  PAGES_TABLE,
   hasColumn,
   markdownField,
   titleVectorField,
@@ -29,9 +28,9 @@ import {
   vectorsFromArrow,
   type ColumnarResult,
 } from './schema.js';
-import { parseIndexLocation, type IndexLocation } from './location.js';
+import type { IndexLocation } from './location.js';
 import { ObjectStore } from './object-store.js';
-import { buildSnippet, DEFAULT_SNIPPET_LENGTH } from './snippet.js';
+import { buildSnippet } from './snippet.js';
 import { queryStems, StemMatcher } from './terms.js';
 
 /**
@@ -350,11 +349,6 @@ export class PagesTable {
     });
   }
 
-  async upsert(pages: Array<IndexedPage | EmbeddedPage>): Promise<void> {
-    await this.append(pages);
-    await this.fold();
-  }
-
   /** Appends as LocalIndex.append does; returns the revision the rows were written with (null: none were). */
   async append(pages: ReadonlyArray<IndexedPage | EmbeddedPage>, replacing?: ReadonlySet<string>): Promise<number | null> {
     this.assertWritable();
@@ -408,10 +402,9 @@ export class PagesTable {
     return this.rowsWritten;
   }
 
-  /** Counts the rows again (at opening, and for a table another process writes to). */
-  async countRows(): Promise<number> {
+  /** Counts the table's rows, where rows starts from (at opening). */
+  async countRows(): Promise<void> {
     this.rowsWritten = await this.table.countRows();
-    return this.rowsWritten;
   }
 
   /** The table's layout, which a new shard copies. */
@@ -694,7 +687,7 @@ export class PagesTable {
     return candidates[0]?.page ?? null;
   }
 
-/** What stats() reports of this table; its bytes on disk are the index's, counted once for every shard. */
+  /** What stats() reports of this table; its bytes on disk are the index's, counted once for every shard. */
   async tableStats(): Promise<TableStats> {
     this.assertOpen();
     const [documents, version] = await Promise.all([this.table.countRows(), this.table.version()]);

@@ -16,6 +16,7 @@ export interface DomNode {
   readonly childNodes: ArrayLike<DomNode> & Iterable<DomNode>;
   remove(): void;
   appendChild(node: DomNode): DomNode;
+  insertBefore(node: DomNode, child: DomNode | null): DomNode;
 }
 
 export interface DomElement extends DomNode {
@@ -142,10 +143,45 @@ function textOfBranch(root: DomNode): string {
  * regular expression source: measures of text length and word counts treat these apart.
  */
 export const CJK_CHARACTER = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}]';
+const CJK = new RegExp(CJK_CHARACTER, 'u');
 
 /** Collapses runs of whitespace (including non-breaking spaces) to one space and trims. */
 export function normalizeSpace(text: string | null | undefined): string {
   return (text ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
+}
+
+/** Inline elements that hold text of their own (not <br>, <img>, <wbr>), and labels. */
+const TEXT_INLINE_ELEMENTS = new Set([...INLINE_ELEMENTS, 'LABEL'].filter((name) => !['BR', 'IMG', 'WBR'].includes(name)));
+/** Subtrees whose spacing is the author's to the character. */
+const SPACING_KEPT = new Set(['PRE', 'CODE', 'KBD', 'SAMP', 'TEXTAREA', ...UNREAD_ELEMENTS]);
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+const LOWER_CASE_LETTER = /\p{Ll}/u;
+
+/**
+ * Puts a space between two inline elements that stand side by side with no text between them when
+ * their texts would otherwise run together into one word: a shop's brand and product name
+ * (`<span>Acme</span><span>Trail Lamp</span>`), a film's year, running time and rating. Pages lay
+ * such spans out apart with CSS (flex rows, blocks); read as text they glued into one token
+ * ("AcmeTrail"). A lower-case letter followed by another is left alone, as is text in CJK scripts:
+ * there the two spans are parts of one word (a kerned or highlighted syllable).
+ */
+export function spaceAdjacentInlineWords(document: DomDocument): void {
+  const body = document.body;
+  if (!body) return;
+  walkBranch(body, (node) => {
+    if (node.nodeType !== ELEMENT_NODE) return false;
+    if (SPACING_KEPT.has(node.nodeName)) return false;
+    const before = node.previousSibling;
+    if (before?.nodeType === ELEMENT_NODE && TEXT_INLINE_ELEMENTS.has(node.nodeName) && TEXT_INLINE_ELEMENTS.has(before.nodeName)) {
+      const last = (before.textContent ?? '').slice(-1);
+      const first = (node.textContent ?? '').charAt(0);
+      const oneWord = LOWER_CASE_LETTER.test(last) && LOWER_CASE_LETTER.test(first);
+      if (WORD_CHARACTER.test(last) && WORD_CHARACTER.test(first) && !oneWord && !CJK.test(last) && !CJK.test(first)) {
+        node.parentNode!.insertBefore(document.createTextNode(' '), node);
+      }
+    }
+    return true;
+  });
 }
 
 /**

@@ -13,7 +13,7 @@ import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
 import { cutAtCommentsHeading, removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
-import { TEXT_NODE, normalizeSpace, parseDocument, separateCodeLines, type DomDocument, type DomElement } from './dom.js';
+import { TEXT_NODE, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
@@ -233,6 +233,7 @@ function removeRepeatedQuotes(region: DomElement): void {
 function parsePage(html: string): DomDocument {
   const document = parseDocument(html);
   separateCodeLines(document, html);
+  spaceAdjacentInlineWords(document);
   labelCodeLanguages(document);
   return document;
 }

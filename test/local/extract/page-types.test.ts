@@ -4,6 +4,7 @@
  * category grid, a documentation page with code and a table, a Chinese article.
  */
 import test from 'ava';
+import { parseDocument, spaceAdjacentInlineWords } from '../../../src/local/extract/dom.js';
 import { extractHtml, htmlToMarkdown } from '../../../src/local/extract/index.js';
 
 const NAVIGATION = '<nav><a href="/">Home</a> <a href="/forums">Forums</a> <a href="/shop">Shop</a> <a href="/help">Help</a></nav>';
@@ -456,4 +457,37 @@ test('short Chinese paragraphs that mention a time stay: Chinese prose is counte
   );
   const extracted = extractHtml(html, 'https://news.example.cn/2024/mill.html');
   for (const paragraph of [...timed, ...CHINESE_PARAGRAPHS]) t.true(extracted.text.includes(paragraph), paragraph);
+});
+
+// Shops and charts lay a card's brand, name, year and rating out as spans side by side, apart by CSS.
+const CARD_ITEMS = [
+  ['Lumenworks', 'Ridge 400 Headlamp', '2026', '1h 54m', 'PG'],
+  ['Northlight', 'Trail 300 Headlamp', '2025', '2h 10m', 'R'],
+  ['Lumenworks', 'Summit 600 Headlamp', '2024', '1h 32m', 'PG'],
+  ['Fieldgear', 'Camp 150 Lantern', '2023', '58m', 'G'],
+  ['Northlight', 'Orbit 250 Headlamp', '2026', '2h 01m', 'R'],
+] as const;
+
+const CARD_GRID = page(
+  '<title>Headlamps | Outdoor Shop</title>',
+  `<main><h1>Headlamps</h1><ul class="product-grid">${CARD_ITEMS.map(
+    ([brand, name, year, length, rating], index) =>
+      `<li class="product-tile"><a href="/p/${index}"><span class="brand">${brand}</span><span class="name">${name}</span></a>` +
+      `<div class="facts"><span>${year}</span><span>${length}</span><span>${rating}</span></div>` +
+      `<p>Bright, light and <b>water</b><i>proof</i>: made for long nights outdoors.</p></li>`,
+  ).join('')}</ul></main>`,
+);
+
+test('spans laid out side by side keep their words apart; a word split by markup, and code, stay as written', (t) => {
+  const extracted = extractHtml(CARD_GRID, 'https://shop.example/c/headlamps');
+  for (const [brand, name, year, length, rating] of CARD_ITEMS) {
+    t.true(extracted.text.includes(`${brand} ${name}`), `${brand} ${name}`);
+    t.true(extracted.text.includes(`${year} ${length} ${rating}`), `${year} ${length} ${rating}`);
+  }
+  t.true(extracted.text.includes('waterproof'));
+  t.false(extracted.text.includes('water proof'));
+  const document = parseDocument('<html><body><pre><code><span>let</span><span>Lamp</span></code></pre><p><span>東京</span><span>大学</span> <span>Acme</span><span>42</span></p></body></html>');
+  spaceAdjacentInlineWords(document);
+  t.is(document.querySelector('code')?.textContent, 'letLamp');
+  t.is(document.querySelector('p')?.textContent, '東京大学 Acme 42');
 });

@@ -11,7 +11,7 @@
 import { Readability } from '@mozilla/readability';
 import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
-import { cutAtCommentsHeading, removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
+import { DATE_OR_TIME, cutAtCommentsHeading, markupWords, removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { TEXT_NODE, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
@@ -171,6 +171,7 @@ function regionContent(document: DomDocument, pageType: PageType, title: string 
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (region && pageType === 'forum') removeRepeatedQuotes(region);
   if (region && pageType === 'forum') removeMemberStatistics(region);
+  if (region && pageType === 'forum') removeMemberRanks(region);
   if (region && DEDUPLICATED_REGION_TYPES.has(pageType)) removeRepeatedBlocks(region);
   if (region && pageType === 'product') {
     removeOtherProductSections(region);
@@ -202,6 +203,35 @@ function removeMemberStatistics(region: DomElement): void {
     if (!list.parentNode || list.querySelector('a[href], time') !== null) continue;
     const items = [...list.querySelectorAll('dt, dd')];
     if (items.length >= 2 && items.every((item) => normalizeSpace(item.textContent).length <= MAX_STATISTIC_LENGTH)) list.remove();
+  }
+}
+
+/** Whose: the words a forum's markup puts before what it says of a post's author. */
+const MEMBER_WORDS = new Set(['user', 'author', 'member', 'poster']);
+/** What: a member's rank, title, banner or figures ("Well-known member", "Senior Member", "Posts: 28"). */
+const RANK_WORDS = new Set(['title', 'banner', 'rank', 'extras', 'stats', 'badge', 'badges', 'blurb']);
+/** The same written as one word. */
+const RANK_CLASS_WORDS = new Set(['usertitle', 'userrank', 'userbanner', 'userstats', 'memberstats']);
+/** Longer than this, an element is more than a rank or a badge. */
+const MAX_RANK_LENGTH = 60;
+
+function isMemberRankMarkup(element: DomElement): boolean {
+  const words = markupWords(element);
+  if (words.some((word) => RANK_CLASS_WORDS.has(word))) return true;
+  return words.some((word, index) => MEMBER_WORDS.has(word) && RANK_WORDS.has(words[index + 1] ?? ''));
+}
+
+/**
+ * Beside each post a forum shows what its author is to the site: a rank ("Well-known member"), a
+ * banner, a row of badges. They say nothing of the post and repeat down the thread. An element so
+ * marked goes when it is short and holds neither a link (the author's name) nor a date (the post's).
+ */
+function removeMemberRanks(region: DomElement): void {
+  for (const element of [...region.querySelectorAll('[class], [id]')]) {
+    if (!element.parentNode || !isMemberRankMarkup(element)) continue;
+    const text = normalizeSpace(element.textContent);
+    if (text.length > MAX_RANK_LENGTH || DATE_OR_TIME.test(text) || element.querySelector('a[href], time') !== null) continue;
+    element.remove();
   }
 }
 

@@ -72,6 +72,19 @@ test("a member's figures beside each post stay out; the author's name and the po
   t.false(extracted.text.includes('Bristol'));
 });
 
+test("a member's rank and badges beside each post stay out; the author's name and the post's date stay in", (t) => {
+  const ranks = '<div class="message-userDetails"><h5 class="userTitle message-userTitle">Well-known member</h5><div class="userBanner">Supporter</div></div>';
+  const withRanks = THREAD.replace(/<div class="message-body">/g, `${ranks}<div class="message-body">`);
+  const extracted = extractHtml(withRanks, 'https://forum.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [author, , shown, text] of POSTS) {
+    t.true(extracted.text.includes(text));
+    t.regex(extracted.text, new RegExp(`${author}\\s+${shown}`));
+  }
+  t.false(extracted.text.includes('Well-known member'));
+  t.false(extracted.text.includes('Supporter'));
+});
+
 test('posts inside a form without controls (a moderation form) stay; a reply form with a text box goes', (t) => {
   const lastPost = threadPost(POSTS[3], 3);
   const moderated = THREAD.replace(lastPost, `<form action="/inline-mod" method="post"><input type="hidden" name="token" value="abc123">${lastPost}</form>

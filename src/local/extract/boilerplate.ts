@@ -32,6 +32,23 @@ const BOILERPLATE_WORDS = new Set([
   'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup', 'signature',
 ]);
 
+/**
+ * Bootstrap's and Stack Overflow's utility class for `display: none`. With a display class for a
+ * larger screen beside it ("d-none d-md-block") the element shows on a desktop, as readers see it.
+ */
+const HIDDEN_UTILITY = 'd-none';
+const SHOWN_FROM_BREAKPOINT = /(?:^|\s)d-(?:sm|md|lg|xl|xxl)-(?:block|flex|inline|inline-block|inline-flex|grid|table|table-cell|table-row)(?:\s|$)/;
+
+/**
+ * Removes what the page's utility classes hide from every reader: the machine-readable copies of a
+ * post's author and date that Q&A sites keep beside the shown ones, hidden alternatives of a card.
+ */
+export function removeHiddenByUtilityClass(document: DomDocument): void {
+  for (const element of [...(document.body?.querySelectorAll(`.${HIDDEN_UTILITY}`) ?? [])]) {
+    if (!SHOWN_FROM_BREAKPOINT.test(element.getAttribute('class') ?? '')) element.remove();
+  }
+}
+
 /** An element holding more than this share of the page's prose is a wrapper of the article. */
 const WRAPPER_SHARE_OF_PROSE = 0.5;
 /**

@@ -11,7 +11,7 @@
 import { Readability } from '@mozilla/readability';
 import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
-import { DATE_OR_TIME, cutAtCommentsHeading, markupWords, removeBoilerplateElements, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
+import { DATE_OR_TIME, cutAtCommentsHeading, markupWords, removeBoilerplateElements, removeHiddenByUtilityClass, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { TEXT_NODE, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
@@ -264,6 +264,7 @@ function parsePage(html: string): DomDocument {
   const document = parseDocument(html);
   separateCodeLines(document, html);
   spaceAdjacentInlineWords(document);
+  removeHiddenByUtilityClass(document);
   labelCodeLanguages(document);
   return document;
 }

@@ -200,3 +200,16 @@ test('a page of 20,000 nested elements is extracted, as text and as markdown, in
   t.true(page.text.includes('The words of the deepest paragraph'));
   t.true(page.markdown!.includes('The words of the deepest paragraph'));
 });
+
+test("what the page's utility class hides (d-none) is left out, unless a class shows it from a screen size up", (t) => {
+  const desktopOnly = 'The full timetable for the new line is printed on the back of every ticket sold this month.';
+  const html = `<html><head><title>Tram vote</title></head><body><article><h1>Tram vote</h1>
+    <div class="d-none" itemprop="datePublished">2019-11-19 21:30:00 +00:00</div>
+    ${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}
+    <p class="d-none d-md-block">${desktopOnly}</p><p class="d-none">Machine copy of the summary for search engines only.</p></article></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));
+  t.true(extracted.text.includes(desktopOnly));
+  t.false(extracted.text.includes('2019-11-19'));
+  t.false(extracted.text.includes('Machine copy'));
+});

@@ -192,17 +192,24 @@ function removeOtherProducts(region: DomElement): void {
 
 /** Longer than this, a term or a value of a definition list is text, not a label or a figure. */
 const MAX_STATISTIC_LENGTH = 40;
+/** A member's figure written as one line, "Posts: 4,032" or "Joined Mar 2019", outside a definition list. */
+const MEMBER_FIGURE = /^(posts|total posts|post count|messages|joined|member since|registered|founded|reputation|rep|reaction score|trophy points|points|likes received|karma|credits)\s*:?\s*\S/i;
 
 /**
- * Beside each post a forum shows its author's figures as a definition list of short labels and values
- * ("Joined", "Messages 28", "Location"). Such a list goes; one with a link (the author's name) or a
- * <time> (the post's date line) stays.
+ * Beside each post a forum shows its author's figures: a definition list of short labels and values
+ * ("Joined", "Messages 28", "Location"), or lines such as "Posts: 4,032". Such a list goes, unless it
+ * has a link (the author's name) or a <time> (the post's date line); such a line goes on its own.
  */
 function removeMemberStatistics(region: DomElement): void {
   for (const list of [...region.querySelectorAll('dl')]) {
     if (!list.parentNode || list.querySelector('a[href], time') !== null) continue;
     const items = [...list.querySelectorAll('dt, dd')];
     if (items.length >= 2 && items.every((item) => normalizeSpace(item.textContent).length <= MAX_STATISTIC_LENGTH)) list.remove();
+  }
+  for (const line of [...region.querySelectorAll('dt, dd, li, p, div, span')]) {
+    if (!line.parentNode) continue;
+    const text = normalizeSpace(line.textContent);
+    if (text.length <= MAX_STATISTIC_LENGTH && MEMBER_FIGURE.test(text) && line.querySelector('a[href], time') === null) line.remove();
   }
 }
 

@@ -72,6 +72,18 @@ test("a member's figures beside each post stay out; the author's name and the po
   t.false(extracted.text.includes('Bristol'));
 });
 
+test("a member's figures written as lines (Posts: 1,204) stay out, as in a definition list", (t) => {
+  const figures = '<div class="poster-info"><span>Posts: 1,204</span> <span>Joined: Jan 2019</span> <span>Reaction score: 310</span></div>';
+  const withFigures = THREAD.replace(/<div class="message-body">/g, `${figures}<div class="message-body">`);
+  const extracted = extractHtml(withFigures, 'https://forum.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [author, , shown, text] of POSTS) {
+    t.true(extracted.text.includes(text));
+    t.regex(extracted.text, new RegExp(`${author}\\s+${shown}`));
+  }
+  t.notRegex(extracted.text, /Posts: 1,204|Joined: Jan|Reaction score/);
+});
+
 test("a member's rank and badges beside each post stay out; the author's name and the post's date stay in", (t) => {
   const ranks = '<div class="message-userDetails"><h5 class="userTitle message-userTitle">Well-known member</h5><div class="userBanner">Supporter</div></div>';
   const withRanks = THREAD.replace(/<div class="message-body">/g, `${ranks}<div class="message-body">`);

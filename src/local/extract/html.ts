@@ -11,15 +11,16 @@
 import { Readability } from '@mozilla/readability';
 import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
-import { DATE_OR_TIME, cutAtCommentsHeading, markupWords, removeBoilerplateElements, removeHiddenByUtilityClass, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
+import { cutAtCommentsHeading, removeBoilerplateElements, removeHiddenByUtilityClass, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
-import { TEXT_NODE, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
+import { normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
 import { PRICE, detectPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
 import { productFacts, removeOtherProductSections, withProductFacts } from './product.js';
+import { cleanThread } from './thread.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -169,9 +170,7 @@ function regionContent(document: DomDocument, pageType: PageType, title: string 
   removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
   const region = selectMainRegion(document);
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
-  if (region && pageType === 'forum') removeRepeatedQuotes(region);
-  if (region && pageType === 'forum') removeMemberStatistics(region);
-  if (region && pageType === 'forum') removeMemberRanks(region);
+  if (region && pageType === 'forum') cleanThread(region);
   if (region && DEDUPLICATED_REGION_TYPES.has(pageType)) removeRepeatedBlocks(region);
   if (region && pageType === 'product') {
     removeOtherProductSections(region);
@@ -187,82 +186,6 @@ function removeOtherProducts(region: DomElement): void {
   for (const group of repeatedSiblingGroups(region, measureText(region), MIN_OTHER_PRODUCTS)) {
     const priced = group.members.filter((member) => member.querySelector('a[href]') !== null && PRICE.test(member.textContent ?? ''));
     if (priced.length >= group.members.length * 0.6) for (const member of group.members) member.remove();
-  }
-}
-
-/** Longer than this, a term or a value of a definition list is text, not a label or a figure. */
-const MAX_STATISTIC_LENGTH = 40;
-/** A member's figure written as one line, "Posts: 4,032" or "Joined Mar 2019", outside a definition list. */
-const MEMBER_FIGURE = /^(posts|total posts|post count|messages|joined|member since|registered|founded|reputation|rep|reaction score|trophy points|points|likes received|karma|credits)\s*:?\s*\S/i;
-
-/**
- * Beside each post a forum shows its author's figures: a definition list of short labels and values
- * ("Joined", "Messages 28", "Location"), or lines such as "Posts: 4,032". Such a list goes, unless it
- * has a link (the author's name) or a <time> (the post's date line); such a line goes on its own.
- */
-function removeMemberStatistics(region: DomElement): void {
-  for (const list of [...region.querySelectorAll('dl')]) {
-    if (!list.parentNode || list.querySelector('a[href], time') !== null) continue;
-    const items = [...list.querySelectorAll('dt, dd')];
-    if (items.length >= 2 && items.every((item) => normalizeSpace(item.textContent).length <= MAX_STATISTIC_LENGTH)) list.remove();
-  }
-  for (const line of [...region.querySelectorAll('dt, dd, li, p, div, span')]) {
-    if (!line.parentNode) continue;
-    const text = normalizeSpace(line.textContent);
-    if (text.length <= MAX_STATISTIC_LENGTH && MEMBER_FIGURE.test(text) && line.querySelector('a[href], time') === null) line.remove();
-  }
-}
-
-/** Whose: the words a forum's markup puts before what it says of a post's author. */
-const MEMBER_WORDS = new Set(['user', 'author', 'member', 'poster']);
-/** What: a member's rank, title, banner or figures ("Well-known member", "Senior Member", "Posts: 28"). */
-const RANK_WORDS = new Set(['title', 'banner', 'rank', 'extras', 'stats', 'badge', 'badges', 'blurb']);
-/** The same written as one word. */
-const RANK_CLASS_WORDS = new Set(['usertitle', 'userrank', 'userbanner', 'userstats', 'memberstats']);
-/** Longer than this, an element is more than a rank or a badge. */
-const MAX_RANK_LENGTH = 60;
-
-function isMemberRankMarkup(element: DomElement): boolean {
-  const words = markupWords(element);
-  if (words.some((word) => RANK_CLASS_WORDS.has(word))) return true;
-  return words.some((word, index) => MEMBER_WORDS.has(word) && RANK_WORDS.has(words[index + 1] ?? ''));
-}
-
-/**
- * Beside each post a forum shows what its author is to the site: a rank ("Well-known member"), a
- * banner, a row of badges. They say nothing of the post and repeat down the thread. An element so
- * marked goes when it is short and holds neither a link (the author's name) nor a date (the post's).
- */
-function removeMemberRanks(region: DomElement): void {
-  for (const element of [...region.querySelectorAll('[class], [id]')]) {
-    if (!element.parentNode || !isMemberRankMarkup(element)) continue;
-    const text = normalizeSpace(element.textContent);
-    if (text.length > MAX_RANK_LENGTH || DATE_OR_TIME.test(text) || element.querySelector('a[href], time') !== null) continue;
-    element.remove();
-  }
-}
-
-/** A quote's longest text run must be at least this long to be recognised in the post it quotes. */
-const MIN_QUOTED_RUN = 40;
-
-/**
- * A reply that quotes an earlier post repeats it: the quote goes, the post it came from stays. A
- * quote of something not on the page (an article, a manual) is the reply's own content and stays.
- */
-function removeRepeatedQuotes(region: DomElement): void {
-  const regionText = normalizeSpace(region.textContent);
-  for (const quote of [...region.querySelectorAll('blockquote')]) {
-    if (!quote.parentNode || quote.parentElement?.closest('blockquote')) continue;
-    const longestRun = [quote, ...quote.querySelectorAll('*')]
-      .flatMap((node) => [...node.childNodes].filter((child) => child.nodeType === TEXT_NODE))
-      .map((child) => normalizeSpace(child.textContent))
-      .reduce((longest, run) => (run.length > longest.length ? run : longest), '');
-    if (longestRun.length < MIN_QUOTED_RUN) continue;
-    // From the middle of the run: a quote may add an attribution before it or cut it short.
-    const middle = Math.floor((longestRun.length - MIN_QUOTED_RUN) / 2);
-    const sample = longestRun.slice(middle, middle + MIN_QUOTED_RUN);
-    const first = regionText.indexOf(sample);
-    if (first !== -1 && regionText.indexOf(sample, first + 1) !== -1) quote.remove();
   }
 }
 

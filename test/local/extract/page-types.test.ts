@@ -84,6 +84,18 @@ test("a member's figures written as lines (Posts: 1,204) stay out, as in a defin
   t.notRegex(extracted.text, /Posts: 1,204|Joined: Jan|Reaction score/);
 });
 
+test('the actions under each post (reply, quote, report, a like count) stay out', (t) => {
+  const actions = '<ul class="post-controls"><li><span>Reply</span></li><li><button type="button">Quote</button></li><li><span>Report</span></li><li><span>3 Likes</span></li></ul>';
+  const withActions = THREAD.replace(/<div class="message-actions">.*?<\/div>/g, actions);
+  const extracted = extractHtml(withActions, 'https://forum.example/threads/starter-stopped-rising.42/');
+  t.is(extracted.pageType, 'forum');
+  for (const [author, , shown, text] of POSTS) {
+    t.true(extracted.text.includes(text));
+    t.regex(extracted.text, new RegExp(`${author}\\s+${shown}`));
+  }
+  t.notRegex(extracted.text, /\b(Reply|Quote|Report|3 Likes)\b/);
+});
+
 test("a member's rank and badges beside each post stay out; the author's name and the post's date stay in", (t) => {
   const ranks = '<div class="message-userDetails"><h5 class="userTitle message-userTitle">Well-known member</h5><div class="userBanner">Supporter</div></div>';
   const withRanks = THREAD.replace(/<div class="message-body">/g, `${ranks}<div class="message-body">`);

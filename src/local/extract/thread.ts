@@ -1,0 +1,105 @@
+/**
+ * A thread's region, cleaned of what a forum repeats beside every post: quotes of earlier posts, the
+ * author's figures, rank and badges, and the row of actions under each post. The posts themselves,
+ * with their author and date lines, stay.
+ */
+import { DATE_OR_TIME, markupWords } from './boilerplate.js';
+import { TEXT_NODE, normalizeSpace, type DomElement } from './dom.js';
+
+export function cleanThread(region: DomElement): void {
+  removeRepeatedQuotes(region);
+  removeMemberStatistics(region);
+  removeMemberRanks(region);
+  removePostActions(region);
+}
+
+/** Longer than this, a term or a value of a definition list is text, not a label or a figure. */
+const MAX_STATISTIC_LENGTH = 40;
+/** A member's figure written as one line, "Posts: 4,032" or "Joined Mar 2019", outside a definition list. */
+const MEMBER_FIGURE = /^(posts|total posts|post count|messages|joined|member since|registered|founded|reputation|rep|reaction score|trophy points|points|likes received|karma|credits)\s*:?\s*\S/i;
+
+/**
+ * Beside each post a forum shows its author's figures: a definition list of short labels and values
+ * ("Joined", "Messages 28", "Location"), or lines such as "Posts: 4,032". Such a list goes, unless it
+ * has a link (the author's name) or a <time> (the post's date line); such a line goes on its own.
+ */
+function removeMemberStatistics(region: DomElement): void {
+  for (const list of [...region.querySelectorAll('dl')]) {
+    if (!list.parentNode || list.querySelector('a[href], time') !== null) continue;
+    const items = [...list.querySelectorAll('dt, dd')];
+    if (items.length >= 2 && items.every((item) => normalizeSpace(item.textContent).length <= MAX_STATISTIC_LENGTH)) list.remove();
+  }
+  for (const line of [...region.querySelectorAll('dt, dd, li, p, div, span')]) {
+    if (!line.parentNode) continue;
+    const text = normalizeSpace(line.textContent);
+    if (text.length <= MAX_STATISTIC_LENGTH && MEMBER_FIGURE.test(text) && line.querySelector('a[href], time') === null) line.remove();
+  }
+}
+
+/** Whose: the words a forum's markup puts before what it says of a post's author. */
+const MEMBER_WORDS = new Set(['user', 'author', 'member', 'poster']);
+/** What: a member's rank, title, banner or figures ("Well-known member", "Senior Member", "Posts: 28"). */
+const RANK_WORDS = new Set(['title', 'banner', 'rank', 'extras', 'stats', 'badge', 'badges', 'blurb']);
+/** The same written as one word. */
+const RANK_CLASS_WORDS = new Set(['usertitle', 'userrank', 'userbanner', 'userstats', 'memberstats']);
+/** Longer than this, an element is more than a rank or a badge. */
+const MAX_RANK_LENGTH = 60;
+
+function isMemberRankMarkup(element: DomElement): boolean {
+  const words = markupWords(element);
+  if (words.some((word) => RANK_CLASS_WORDS.has(word))) return true;
+  return words.some((word, index) => MEMBER_WORDS.has(word) && RANK_WORDS.has(words[index + 1] ?? ''));
+}
+
+/**
+ * Beside each post a forum shows what its author is to the site: a rank ("Well-known member"), a
+ * banner, a row of badges. They say nothing of the post and repeat down the thread. An element so
+ * marked goes when it is short and holds neither a link (the author's name) nor a date (the post's).
+ */
+function removeMemberRanks(region: DomElement): void {
+  for (const element of [...region.querySelectorAll('[class], [id]')]) {
+    if (!element.parentNode || !isMemberRankMarkup(element)) continue;
+    const text = normalizeSpace(element.textContent);
+    if (text.length > MAX_RANK_LENGTH || DATE_OR_TIME.test(text) || element.querySelector('a[href], time') !== null) continue;
+    element.remove();
+  }
+}
+
+/** A quote's longest text run must be at least this long to be recognised in the post it quotes. */
+const MIN_QUOTED_RUN = 40;
+
+/**
+ * A reply that quotes an earlier post repeats it: the quote goes, the post it came from stays. A
+ * quote of something not on the page (an article, a manual) is the reply's own content and stays.
+ */
+function removeRepeatedQuotes(region: DomElement): void {
+  const regionText = normalizeSpace(region.textContent);
+  for (const quote of [...region.querySelectorAll('blockquote')]) {
+    if (!quote.parentNode || quote.parentElement?.closest('blockquote')) continue;
+    const longestRun = [quote, ...quote.querySelectorAll('*')]
+      .flatMap((node) => [...node.childNodes].filter((child) => child.nodeType === TEXT_NODE))
+      .map((child) => normalizeSpace(child.textContent))
+      .reduce((longest, run) => (run.length > longest.length ? run : longest), '');
+    if (longestRun.length < MIN_QUOTED_RUN) continue;
+    // From the middle of the run: a quote may add an attribution before it or cut it short.
+    const middle = Math.floor((longestRun.length - MIN_QUOTED_RUN) / 2);
+    const sample = longestRun.slice(middle, middle + MIN_QUOTED_RUN);
+    const first = regionText.indexOf(sample);
+    if (first !== -1 && regionText.indexOf(sample, first + 1) !== -1) quote.remove();
+  }
+}
+
+/** A post's action as its whole text: "Reply", "Quote", "Report", "Share", "3 Likes", "Upvote (12)". */
+const POST_ACTION =
+  /^(?:\d+\s+)?(?:reply|replies|quote|report|share|save|embed|permalink|link|fedilink|flag|edit|delete|bookmark|follow|likes?|upvote|downvote|vote|reply with quote|multi-?quote|copy link|parent|context|hide|sponsored)(?:\s*\(?\d+\)?)?$/i;
+/** Longer than this, an element is more than one action's label. */
+const MAX_ACTION_LENGTH = 24;
+
+/** The buttons and links under each post (reply, quote, report, like with its count) go. */
+function removePostActions(region: DomElement): void {
+  for (const element of [...region.querySelectorAll('a, button, li, span')]) {
+    if (!element.parentNode) continue;
+    const text = normalizeSpace(element.textContent);
+    if (text && text.length <= MAX_ACTION_LENGTH && POST_ACTION.test(text)) element.remove();
+  }
+}

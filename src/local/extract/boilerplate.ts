@@ -425,6 +425,29 @@ function textBefore(content: DomElement, element: DomElement): number {
   return total;
 }
 
+/**
+ * A call to action as an element's whole text: "Learn more", "Read full article", "View details",
+ * "Add to cart", "Quick view", "Skip to product list", "Loading…". It leads elsewhere or does
+ * something; it is never the page's text.
+ */
+const CALL_TO_ACTION = new RegExp(
+  '^(?:(?:learn|read|see|show|view|load|find out) more|read (?:the )?full (?:article|story|review|post)|continue reading|keep reading|' +
+    '(?:see|view) (?:all )?details|more options|quick (?:view|shop|look)|add to (?:cart|bag|basket|wishlist|compare)|buy now|shop now|order now|' +
+    'skip (?:this section|listing|to (?:product list|content|main content|results))|loading\\.*|back to top)[.…:]?\\s*[›»>→]?$',
+  'i',
+);
+const MAX_CALL_TO_ACTION_LENGTH = 40;
+const CALL_TO_ACTION_HOLDERS = 'a, button, span, li, div, p, strong, em, b';
+
+/** Removes the elements of the content whose whole text is a call to action. */
+export function removeCallsToAction(content: DomElement): void {
+  for (const element of [...content.querySelectorAll(CALL_TO_ACTION_HOLDERS)]) {
+    if (!element.parentNode) continue;
+    const text = normalizeSpace(element.textContent);
+    if (text && text.length <= MAX_CALL_TO_ACTION_LENGTH && CALL_TO_ACTION.test(text)) element.remove();
+  }
+}
+
 /** A block's text this long, repeated word for word, is the same block shown twice. */
 const MIN_REPEATED_BLOCK = 100;
 

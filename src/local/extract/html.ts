@@ -11,7 +11,7 @@
 import { Readability } from '@mozilla/readability';
 import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
-import { cutAtCommentsHeading, removeBoilerplateElements, removeHiddenByUtilityClass, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
+import { cutAtCommentsHeading, removeBoilerplateElements, removeCallsToAction, removeHiddenByUtilityClass, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
@@ -86,6 +86,7 @@ interface Content {
 }
 
 function contentOf(element: DomElement | null): Content {
+  if (element) removeCallsToAction(element);
   const html = element?.innerHTML ?? '';
   return { html, text: html ? htmlToText(html) : '' };
 }

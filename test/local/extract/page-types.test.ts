@@ -528,3 +528,17 @@ test('spans laid out side by side keep their words apart; a word split by markup
   t.is(document.querySelector('code')?.textContent, 'letLamp');
   t.is(document.querySelector('p')?.textContent, '東京大学 Acme 42');
 });
+
+test('calls to action (Quick view, Add to cart, Learn more) stay out of a listing; items that merely mention them stay', (t) => {
+  const withActions = CATEGORY.replace(/<p>/g, '<button class="qv">Quick view</button><a href="/cart/add" class="cta">Add to cart</a><span>Learn more ›</span><p>');
+  const extracted = extractHtml(withActions, 'https://sport.example/c/running-shoes');
+  t.is(extracted.pageType, 'listing');
+  for (const [name = '', price = '', blurb = ''] of CATEGORY_ITEMS) {
+    t.true(extracted.text.includes(name), name);
+    t.true(extracted.text.includes(price), price);
+    t.true(extracted.text.includes(blurb), blurb);
+  }
+  t.notRegex(extracted.text, /Quick view|Add to cart|Learn more/);
+  const sentence = extractHtml(CATEGORY.replace('Grippy outsole', 'Learn more about grip: a grippy outsole'), 'https://sport.example/c/running-shoes');
+  t.true(sentence.text.includes('Learn more about grip: a grippy outsole'));
+});

@@ -542,3 +542,23 @@ test('calls to action (Quick view, Add to cart, Learn more) stay out of a listin
   const sentence = extractHtml(CATEGORY.replace('Grippy outsole', 'Learn more about grip: a grippy outsole'), 'https://sport.example/c/running-shoes');
   t.true(sentence.text.includes('Learn more about grip: a grippy outsole'));
 });
+
+// Five sections of about 480 characters, each under a linked heading: a blog's tips, not a shop's grid.
+const TIP_SENTENCES = [
+  'Water the plants early in the morning, before the sun is high, so that the leaves dry during the day and mould has no time to settle.',
+  'Use a can with a fine rose for seedlings, because a strong jet washes the compost away from the roots and leaves them bare in the tray.',
+  'Check the soil with a finger before watering again: if it is still damp two centimetres down, the plant has all the water it can use.',
+];
+const TIPS = ['Morning watering', 'Gentle cans', 'The finger test', 'Mulch in May', 'Rain barrels'];
+const TIPS_POST = page(
+  '<title>Five watering tips | Garden Notes</title>',
+  `<main><h1>Five watering tips</h1>${TIPS.map(
+    (tip, index) => `<div class="tip"><h2><a href="/tips/${index}">${tip}</a></h2><p>${TIP_SENTENCES.join(' ')} ${tip} makes the difference.</p></div>`,
+  ).join('')}</main>`,
+);
+
+test('an article made of short sections under linked headings is an article, not a listing', (t) => {
+  const extracted = extractHtml(TIPS_POST, 'https://garden.example/2024/05/watering-tips');
+  t.is(extracted.pageType, 'article');
+  for (const sentence of TIP_SENTENCES) t.true(extracted.text.includes(sentence));
+});

@@ -104,7 +104,10 @@ export function markupWords(element: DomElement): readonly string[] {
  */
 function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): string[] {
   const found: string[] = [];
-  for (const word of markupWords(element)) {
+  const words = markupWords(element);
+  for (const [index, word] of words.entries()) {
+    // A shop's "price-tag" shows the price, not a list of tags.
+    if (word === 'tag' && words[index - 1] === 'price') continue;
     const key = BOILERPLATE_WORDS.has(word) ? word : BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
     if (key !== undefined && !exempt.has(key) && !found.includes(key)) found.push(key);
   }

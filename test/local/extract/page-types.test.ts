@@ -562,3 +562,13 @@ test('an article made of short sections under linked headings is an article, not
   t.is(extracted.pageType, 'article');
   for (const sentence of TIP_SENTENCES) t.true(extracted.text.includes(sentence));
 });
+
+test("a price in a 'price-tag' element stays: the word tag there names no list of tags", (t) => {
+  const tagged = CATEGORY.replace(/<span class="price">/g, '<span class="price-tag price-tag--sm">').replace('</ul></main>', '</ul><div class="tag">Tags: running, trail, road</div></main>');
+  const extracted = extractHtml(tagged, 'https://sport.example/c/running-shoes');
+  for (const [name = '', price = ''] of CATEGORY_ITEMS) {
+    t.true(extracted.text.includes(name), name);
+    t.true(extracted.text.includes(price), price);
+  }
+  t.false(extracted.text.includes('Tags: running'));
+});

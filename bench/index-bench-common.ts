@@ -125,7 +125,6 @@ export function linearFit(points: readonly [number, number][]) {
   return { intercept: meanY - slope * meanX, slope };
 }
 
-/** The kernel's counters of a live process: current RSS and its high-water mark, in bytes; null once it is gone or without /proc. */
 /**
  * Copy number `copy` (from 2) of a corpus page, under another URL and with a text of its own (a text
  * that another URL already holds is stored once): the corpus repeated past its own size.
@@ -134,6 +133,7 @@ export function corpusCopy(page: { url: string; text: string }, copy: number): {
   return { url: `${page.url}${page.url.includes('?') ? '&' : '?'}copy=${copy}`, text: `${page.text} (copy ${copy})` };
 }
 
+/** The kernel's counters of a live process: current RSS and its high-water mark, in bytes; null once it is gone or without /proc. */
 export function processMemory(pid: number): { rss: number; peak: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

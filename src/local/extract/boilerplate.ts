@@ -3,7 +3,7 @@
  * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
-import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement, type DomNode } from './dom.js';
+import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, normalizeSpace, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -444,11 +444,7 @@ const CALL_TO_ACTION_HOLDERS = 'a, button, span, li, div, p, strong, em, b';
 
 /** Removes the elements of the content whose whole text is a call to action. */
 export function removeCallsToAction(content: DomElement): void {
-  for (const element of [...content.querySelectorAll(CALL_TO_ACTION_HOLDERS)]) {
-    if (!element.parentNode) continue;
-    const text = normalizeSpace(element.textContent);
-    if (text && text.length <= MAX_CALL_TO_ACTION_LENGTH && CALL_TO_ACTION.test(text)) element.remove();
-  }
+  removeElementsByWholeText(content, CALL_TO_ACTION_HOLDERS, CALL_TO_ACTION, MAX_CALL_TO_ACTION_LENGTH);
 }
 
 /** A block's text this long, repeated word for word, is the same block shown twice. */

@@ -143,7 +143,8 @@ function textOfBranch(root: DomNode): string {
  * regular expression source: measures of text length and word counts treat these apart.
  */
 export const CJK_CHARACTER = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}]';
-const CJK = new RegExp(CJK_CHARACTER, 'u');
+/** Tests for one such character. */
+export const CJK = new RegExp(CJK_CHARACTER, 'u');
 
 /** Collapses runs of whitespace (including non-breaking spaces) to one space and trims. */
 export function normalizeSpace(text: string | null | undefined): string {
@@ -182,6 +183,19 @@ export function spaceAdjacentInlineWords(document: DomDocument): void {
     }
     return true;
   });
+}
+
+/**
+ * Removes the elements under `root` that match `selectors` and whose whole text, at most `maxLength`
+ * characters, matches `pattern`: a label that is all an element says ("Learn more", "Reply",
+ * "Posts: 4,032"), unless `keep` keeps it.
+ */
+export function removeElementsByWholeText(root: DomElement, selectors: string, pattern: RegExp, maxLength: number, keep?: (element: DomElement) => boolean): void {
+  for (const element of [...root.querySelectorAll(selectors)]) {
+    if (!element.parentNode) continue;
+    const text = normalizeSpace(element.textContent);
+    if (text.length <= maxLength && pattern.test(text) && !keep?.(element)) element.remove();
+  }
 }
 
 /**

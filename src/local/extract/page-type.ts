@@ -7,7 +7,7 @@
  * author or a date, a price beside a buy button, repeated linked items, code blocks.
  */
 import type { PageType } from '../types.js';
-import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+import { CJK, ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
@@ -275,7 +275,6 @@ const MIN_PROSE_RUN = 80;
 const CJK_CHARACTER_WEIGHT = 3;
 /** A page with this much prose (characters in sentence-long runs) is an article unless it says otherwise. */
 const ARTICLE_PROSE = 600;
-const CJK = new RegExp(CJK_CHARACTER, 'u');
 
 function proseRunLength(text: string): number {
   const run = normalizeSpace(text);

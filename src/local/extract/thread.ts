@@ -4,7 +4,7 @@
  * with their author and date lines, stay.
  */
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
-import { TEXT_NODE, normalizeSpace, type DomElement } from './dom.js';
+import { TEXT_NODE, normalizeSpace, removeElementsByWholeText, type DomElement } from './dom.js';
 
 export function cleanThread(region: DomElement): void {
   removeRepeatedQuotes(region);
@@ -29,11 +29,7 @@ function removeMemberStatistics(region: DomElement): void {
     const items = [...list.querySelectorAll('dt, dd')];
     if (items.length >= 2 && items.every((item) => normalizeSpace(item.textContent).length <= MAX_STATISTIC_LENGTH)) list.remove();
   }
-  for (const line of [...region.querySelectorAll('dt, dd, li, p, div, span')]) {
-    if (!line.parentNode) continue;
-    const text = normalizeSpace(line.textContent);
-    if (text.length <= MAX_STATISTIC_LENGTH && MEMBER_FIGURE.test(text) && line.querySelector('a[href], time') === null) line.remove();
-  }
+  removeElementsByWholeText(region, 'dt, dd, li, p, div, span', MEMBER_FIGURE, MAX_STATISTIC_LENGTH, (line) => line.querySelector('a[href], time') !== null);
 }
 
 /** Whose: the words a forum's markup puts before what it says of a post's author. */
@@ -97,9 +93,5 @@ const MAX_ACTION_LENGTH = 24;
 
 /** The buttons and links under each post (reply, quote, report, like with its count) go. */
 function removePostActions(region: DomElement): void {
-  for (const element of [...region.querySelectorAll('a, button, li, span')]) {
-    if (!element.parentNode) continue;
-    const text = normalizeSpace(element.textContent);
-    if (text && text.length <= MAX_ACTION_LENGTH && POST_ACTION.test(text)) element.remove();
-  }
+  removeElementsByWholeText(region, 'a, button, li, span', POST_ACTION, MAX_ACTION_LENGTH);
 }

@@ -20,11 +20,13 @@ import type { IndexLocation } from './location.js';
 import { PAGES_TABLE } from './schema.js';
 import { assertUsable, indexBytes, openShard, type PagesTable, type TableSettings } from './table.js';
 
+const LATER_SHARD = new RegExp(`^${PAGES_TABLE}-[1-9]\\d*$`);
+
 /** The shards' tables: "pages" (the only one of an index made before shards), then "pages-2", "pages-3"… */
 export function shardNames(tableNames: readonly string[]): string[] {
   const numberOf = (name: string) => (name === PAGES_TABLE ? 1 : Number(name.slice(PAGES_TABLE.length + 1)));
   return tableNames
-    .filter((name) => name === PAGES_TABLE || new RegExp(`^${PAGES_TABLE}-[1-9]\\d*$`).test(name))
+    .filter((name) => name === PAGES_TABLE || LATER_SHARD.test(name))
     .sort((a, b) => numberOf(a) - numberOf(b));
 }
 

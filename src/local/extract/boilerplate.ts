@@ -447,6 +447,18 @@ export function removeCallsToAction(content: DomElement): void {
   removeElementsByWholeText(content, CALL_TO_ACTION_HOLDERS, CALL_TO_ACTION, MAX_CALL_TO_ACTION_LENGTH);
 }
 
+/**
+ * A heading's permalink: Sphinx's and MkDocs' `¶`, rustdoc's `§`, the `#` or link symbol of other
+ * documentation generators. A link to a fragment whose whole text is one such mark is a hover
+ * control beside the heading, and read as text it sticks to the heading's last word ("Variants§").
+ */
+const PERMALINK_MARK = /^[¶§#🔗⚓]\uFE0F?$/u;
+
+/** Removes the content's heading permalinks. */
+export function removeHeadingPermalinks(content: DomElement): void {
+  removeElementsByWholeText(content, 'a[href*="#"]', PERMALINK_MARK, 2);
+}
+
 /** A block's text this long, repeated word for word, is the same block shown twice. */
 const MIN_REPEATED_BLOCK = 100;
 

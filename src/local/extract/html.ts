@@ -11,7 +11,15 @@
 import { Readability } from '@mozilla/readability';
 import { compile, type HtmlToTextOptions } from 'html-to-text';
 import type { ExtractedPage, PageType } from '../types.js';
-import { cutAtCommentsHeading, removeBoilerplateElements, removeCallsToAction, removeHiddenByUtilityClass, pruneExtractedContent, removeRepeatedBlocks } from './boilerplate.js';
+import {
+  cutAtCommentsHeading,
+  removeBoilerplateElements,
+  removeCallsToAction,
+  removeHeadingPermalinks,
+  removeHiddenByUtilityClass,
+  pruneExtractedContent,
+  removeRepeatedBlocks,
+} from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
@@ -86,7 +94,10 @@ interface Content {
 }
 
 function contentOf(element: DomElement | null): Content {
-  if (element) removeCallsToAction(element);
+  if (element) {
+    removeCallsToAction(element);
+    removeHeadingPermalinks(element);
+  }
   const html = element?.innerHTML ?? '';
   return { html, text: html ? htmlToText(html) : '' };
 }

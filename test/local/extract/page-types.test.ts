@@ -319,6 +319,20 @@ test('a documentation page keeps its code blocks and its table, and renders them
   t.notRegex(markdown, /Install/);
 });
 
+test("a heading's permalink mark (Sphinx's ¶, rustdoc's §, a #) is no text of the heading; a reference that starts with § stays", (t) => {
+  const withPermalinks = DOCUMENTATION.replace('<h1>Configuring retries</h1>', '<h1>Configuring retries<a class="headerlink" href="#configuring-retries" title="Link to this heading">¶</a></h1>')
+    .replace('<h2>Per-request options</h2>', '<h2 id="per-request"><a href="#per-request" class="anchor">§</a>Per-request options <a href="#per-request">#</a></h2>')
+    .replace('listed below;', 'listed below (see <a href="/terms#s2">§ 2</a> of the licence);');
+  const extracted = extractHtml(withPermalinks, 'https://client.example/docs/retries', { markdown: true });
+  t.is(extracted.pageType, 'documentation');
+  t.regex(extracted.text, /^Per-request options$/m);
+  t.notRegex(extracted.text, /[¶#]|§P/);
+  t.regex(extracted.text, /see § 2 of the licence/);
+  const markdown = extracted.markdown ?? '';
+  t.regex(markdown, /^## Per-request options$/m);
+  t.notRegex(markdown, /¶|\(#per-request\)|\(#configuring-retries\)/);
+});
+
 test('markdown of layout tables: a table straight inside a table, or one without rows, keeps its text and never throws', (t) => {
   // An HTML parser closes a table at a <table> start tag directly inside it, and moves a <div> out of
   // a table: turndown's parser then saw tables without rows, and its GFM plugin threw.

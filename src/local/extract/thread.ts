@@ -1,7 +1,8 @@
 /**
  * A thread's region, cleaned of what a forum repeats beside every post: quotes of earlier posts, the
- * author's figures, rank and badges, and the row of actions under each post. The posts themselves,
- * with their author and date lines, stay.
+ * author's figures, rank and badges, and the row of actions under each post; and, in a Q&A thread,
+ * the comments under the question and the answers. The posts themselves, with their author and date
+ * lines, stay.
  */
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { TEXT_NODE, normalizeSpace, removeElementsByWholeText, type DomElement } from './dom.js';
@@ -11,6 +12,36 @@ export function cleanThread(region: DomElement): void {
   removeMemberStatistics(region);
   removeMemberRanks(region);
   removePostActions(region);
+  removeCommentsUnderAnswers(region);
+}
+
+/** A Q&A thread's question or one of its answers: a schema.org Question or Answer item, or so classed. */
+function isQuestionOrAnswer(element: DomElement): boolean {
+  if (/Question|Answer/.test(element.getAttribute('itemtype') ?? '')) return true;
+  return markupWords(element).some((word) => word === 'question' || word === 'answer' || word === 'answers');
+}
+
+function isAnswer(element: DomElement): boolean {
+  return /Answer/.test(element.getAttribute('itemtype') ?? '') || markupWords(element).includes('answer');
+}
+
+/**
+ * Under a Q&A thread's question and each answer sits a list of short comments (asking for details,
+ * pointing to a duplicate); as under an article, they are remarks on a post, not posts of the
+ * thread. A list classed "comments" inside the question or an answer goes. Only where the thread has
+ * answers: a forum whose replies are themselves classed comments keeps them.
+ */
+function removeCommentsUnderAnswers(region: DomElement): void {
+  const lists = [...region.querySelectorAll('[class*="comments" i], [id*="comments" i]')].filter((element) => markupWords(element).includes('comments'));
+  if (lists.length === 0 || ![...region.querySelectorAll('[itemtype], [class*="answer" i], [id*="answer" i]')].some(isAnswer)) return;
+  for (const list of lists) {
+    if (list.parentNode && hasAncestorWithin(list, region, isQuestionOrAnswer)) list.remove();
+  }
+}
+
+function hasAncestorWithin(element: DomElement, root: DomElement, test: (ancestor: DomElement) => boolean): boolean {
+  for (let ancestor = element.parentElement; ancestor && ancestor !== root; ancestor = ancestor.parentElement) if (test(ancestor)) return true;
+  return false;
 }
 
 /** Longer than this, a term or a value of a definition list is text, not a label or a figure. */

@@ -178,6 +178,40 @@ test('a Q&A page declared in JSON-LD keeps the question and every answer', (t) =
   t.regex(extracted.text, /answered Jan 5, 2023 by historian/);
 });
 
+const QUESTION_COMMENT = 'Did you push the branch already? That changes the answer.';
+const ANSWER_COMMENT = 'Worth adding that the reflog still has the commit afterwards.';
+
+test("a Q&A thread's comments under the question and the answers are left out; a forum whose replies are classed comments keeps them", (t) => {
+  const comments = (text: string, author: string) =>
+    `<div class="comments js-comments-container"><ul class="comments-list"><li class="comment"><span class="comment-copy">${text}</span> – <a href="/u/${author}">${author}</a> <span class="relativetime">Jan 4, 2023</span></li></ul></div>`;
+  const withComments = QUESTION_PAGE.replace('by <a href="/u/1">newcomer</a></div>', `by <a href="/u/1">newcomer</a></div>${comments(QUESTION_COMMENT, 'helper')}`).replace(
+    'by <a href="/u/2">gitfan</a></div>',
+    `by <a href="/u/2">gitfan</a></div>${comments(ANSWER_COMMENT, 'reviewer')}`,
+  );
+  const extracted = extractHtml(withComments, 'https://qa.example/questions/7/undo-last-commit');
+  t.is(extracted.pageType, 'forum');
+  t.regex(extracted.text, /committed the wrong files/);
+  t.regex(extracted.text, /Use a soft reset/);
+  t.regex(extracted.text, /a mixed reset does that/);
+  t.false(extracted.text.includes(QUESTION_COMMENT));
+  t.false(extracted.text.includes(ANSWER_COMMENT));
+
+  // No answers: the replies under the question, classed comments, are the thread.
+  const reply = (text: string, author: string) => `<li class="comment"><p>${text}</p> – <a href="/u/${author}">${author}</a> <span class="relativetime">Jan 5, 2023</span></li>`;
+  const repliesAsComments = page(
+    '<title>How do I undo the last commit?</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"QAPage"}</script>',
+    `<div id="content"><h1>How do I undo the last commit?</h1>
+     <div class="question"><p>I committed the wrong files to my local branch and have not pushed yet. How can I take the commit back and keep my changes in the working tree?</p>
+       <div class="comments"><ul>${reply('Reset with the soft option, and the files stay staged in the working tree exactly as they were before the commit.', 'gitfan')}${reply('A mixed reset unstages them as well; both only rewrite history that nobody else has pulled yet, so do it before a push.', 'historian')}</ul></div></div>
+     <div class="question-meta"><p>Asked in the version control forum on Jan 4, 2023 by newcomer; viewed 1,204 times, last active two days ago.</p></div></div>`,
+  );
+  const replies = extractHtml(repliesAsComments, 'https://qa.example/questions/7/undo-last-commit');
+  t.is(replies.pageType, 'forum');
+  t.regex(replies.text, /committed the wrong files/);
+  t.regex(replies.text, /Reset with the soft option/);
+  t.regex(replies.text, /A mixed reset unstages them/);
+});
+
 const ARTICLE_WITH_COMMENTS = page(
   `<title>The tide mill reopens</title><meta property="og:type" content="article">
    <script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'The tide mill reopens', author: { '@type': 'Person', name: 'Ada Byrne' } })}</script>`,

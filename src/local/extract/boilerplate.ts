@@ -3,7 +3,7 @@
  * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
-import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, normalizeSpace, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
+import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -239,9 +239,7 @@ function outermostProse(elements: DomElement[], prose: Map<DomElement, number>):
   const chosen = new Set(elements);
   let total = 0;
   for (const element of elements) {
-    let nested = false;
-    for (let ancestor = element.parentElement; ancestor && !nested; ancestor = ancestor.parentElement) nested = chosen.has(ancestor);
-    if (!nested) total += prose.get(element) ?? 0;
+    if (!hasAncestor(element, (ancestor) => chosen.has(ancestor))) total += prose.get(element) ?? 0;
   }
   return total;
 }
@@ -497,6 +495,5 @@ export function removeRepeatedBlocks(content: DomElement): void {
 }
 
 function hasAncestorIn(element: DomElement, elements: Set<DomElement>): boolean {
-  for (let ancestor = element.parentElement; ancestor; ancestor = ancestor.parentElement) if (elements.has(ancestor)) return true;
-  return false;
+  return hasAncestor(element, (ancestor) => elements.has(ancestor));
 }

@@ -185,6 +185,12 @@ export function spaceAdjacentInlineWords(document: DomDocument): void {
   });
 }
 
+/** Whether an ancestor of `element` passes `test`, looking up to `stopAt` (not included) or the top. */
+export function hasAncestor(element: DomElement, test: (ancestor: DomElement) => boolean, stopAt: DomElement | null = null): boolean {
+  for (let ancestor = element.parentElement; ancestor && ancestor !== stopAt; ancestor = ancestor.parentElement) if (test(ancestor)) return true;
+  return false;
+}
+
 /**
  * Removes the elements under `root` that match `selectors` and whose whole text, at most `maxLength`
  * characters, matches `pattern`: a label that is all an element says ("Learn more", "Reply",

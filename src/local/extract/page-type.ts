@@ -7,7 +7,7 @@
  * author or a date, a price beside a buy button, repeated linked items, code blocks.
  */
 import type { PageType } from '../types.js';
-import { CJK, ELEMENT_NODE, TEXT_NODE, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+import { CJK, ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
@@ -31,8 +31,7 @@ function isChrome(element: DomElement): boolean {
 
 /** The element is chrome or inside it. */
 function isInChrome(element: DomElement): boolean {
-  for (let current: DomElement | null = element; current; current = current.parentElement) if (isChrome(current)) return true;
-  return false;
+  return isChrome(element) || hasAncestor(element, isChrome);
 }
 
 /** The chrome elements not inside other chrome, in document order: one walk that stops at each. */
@@ -115,12 +114,7 @@ function isBareThread({ thread }: Structure): boolean {
 /** The elements that are not inside another of them: nested post groups count their text once. */
 function outermost(elements: DomElement[]): DomElement[] {
   const chosen = new Set(elements);
-  return elements.filter((element) => !hasChosenAncestor(element, chosen));
-}
-
-function hasChosenAncestor(element: DomElement, chosen: Set<DomElement>): boolean {
-  for (let ancestor = element.parentElement; ancestor; ancestor = ancestor.parentElement) if (chosen.has(ancestor)) return true;
-  return false;
+  return elements.filter((element) => !hasAncestor(element, (ancestor) => chosen.has(ancestor)));
 }
 
 // ---------------------------------------------------------------------------------------------

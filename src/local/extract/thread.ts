@@ -5,7 +5,7 @@
  * lines, stay.
  */
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
-import { TEXT_NODE, normalizeSpace, removeElementsByWholeText, type DomElement } from './dom.js';
+import { TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomElement } from './dom.js';
 
 export function cleanThread(region: DomElement): void {
   removeRepeatedQuotes(region);
@@ -13,35 +13,6 @@ export function cleanThread(region: DomElement): void {
   removeMemberRanks(region);
   removePostActions(region);
   removeCommentsUnderAnswers(region);
-}
-
-/** A Q&A thread's question or one of its answers: a schema.org Question or Answer item, or so classed. */
-function isQuestionOrAnswer(element: DomElement): boolean {
-  if (/Question|Answer/.test(element.getAttribute('itemtype') ?? '')) return true;
-  return markupWords(element).some((word) => word === 'question' || word === 'answer' || word === 'answers');
-}
-
-function isAnswer(element: DomElement): boolean {
-  return /Answer/.test(element.getAttribute('itemtype') ?? '') || markupWords(element).includes('answer');
-}
-
-/**
- * Under a Q&A thread's question and each answer sits a list of short comments (asking for details,
- * pointing to a duplicate); as under an article, they are remarks on a post, not posts of the
- * thread. A list classed "comments" inside the question or an answer goes. Only where the thread has
- * answers: a forum whose replies are themselves classed comments keeps them.
- */
-function removeCommentsUnderAnswers(region: DomElement): void {
-  const lists = [...region.querySelectorAll('[class*="comments" i], [id*="comments" i]')].filter((element) => markupWords(element).includes('comments'));
-  if (lists.length === 0 || ![...region.querySelectorAll('[itemtype], [class*="answer" i], [id*="answer" i]')].some(isAnswer)) return;
-  for (const list of lists) {
-    if (list.parentNode && hasAncestorWithin(list, region, isQuestionOrAnswer)) list.remove();
-  }
-}
-
-function hasAncestorWithin(element: DomElement, root: DomElement, test: (ancestor: DomElement) => boolean): boolean {
-  for (let ancestor = element.parentElement; ancestor && ancestor !== root; ancestor = ancestor.parentElement) if (test(ancestor)) return true;
-  return false;
 }
 
 /** Longer than this, a term or a value of a definition list is text, not a label or a figure. */
@@ -125,4 +96,30 @@ const MAX_ACTION_LENGTH = 24;
 /** The buttons and links under each post (reply, quote, report, like with its count) go. */
 function removePostActions(region: DomElement): void {
   removeElementsByWholeText(region, 'a, button, li, span', POST_ACTION, MAX_ACTION_LENGTH);
+}
+
+const itemType = (element: DomElement) => element.getAttribute('itemtype') ?? '';
+
+/** One of a Q&A thread's answers: a schema.org Answer item, or so classed. */
+function isAnswer(element: DomElement): boolean {
+  return /Answer/.test(itemType(element)) || markupWords(element).includes('answer');
+}
+
+/** A Q&A thread's question, one of its answers or their container. */
+function isQuestionOrAnswer(element: DomElement): boolean {
+  return isAnswer(element) || /Question/.test(itemType(element)) || markupWords(element).some((word) => word === 'question' || word === 'answers');
+}
+
+/**
+ * Under a Q&A thread's question and each answer sits a list of short comments (asking for details,
+ * pointing to a duplicate); as under an article, they are remarks on a post, not posts of the
+ * thread. A list classed "comments" inside the question or an answer goes. Only where the thread has
+ * answers: a forum whose replies are themselves classed comments keeps them.
+ */
+function removeCommentsUnderAnswers(region: DomElement): void {
+  const lists = [...region.querySelectorAll('[class*="comments" i], [id*="comments" i]')].filter((element) => markupWords(element).includes('comments'));
+  if (lists.length === 0 || ![...region.querySelectorAll('[itemtype], [class*="answer" i], [id*="answer" i]')].some(isAnswer)) return;
+  for (const list of lists) {
+    if (list.parentNode && hasAncestor(list, isQuestionOrAnswer, region)) list.remove();
+  }
 }

@@ -38,6 +38,7 @@ export interface DomElement extends DomNode {
   closest(selectors: string): DomElement | null;
   contains(other: DomNode | null): boolean;
   replaceWith(...nodes: DomNode[]): void;
+  readonly attributes: Iterable<{ readonly name: string; readonly value: string }>;
 }
 
 export interface DomDocument {
@@ -64,8 +65,70 @@ const CDATA_IN_CONTENT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[[^>]*>/g
 export function parseDocument(html: string): DomDocument {
   const asBrowsersRead = html.includes('<![CDATA[') ? html.replace(CDATA_IN_CONTENT, (match, rawTextTag) => (rawTextTag ? match : '')) : html;
   const document = parseHTML(asBrowsersRead).document as unknown as DomDocument;
+  placeInHeadAndBody(document);
   capNestingDepth(document.documentElement);
   return document;
+}
+
+/** Elements that stay in the head when they come before the body's content; any other element starts the body. */
+const HEAD_CONTENT = new Set(['base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'noscript', 'script', 'style', 'template', 'title']);
+/**
+ * Head elements that are never shown. Met after the body's content, a browser leaves them where they
+ * are, and a <title> there would become a line of text; in the head they are what they were meant to be.
+ */
+const HIDDEN_HEAD_CONTENT = new Set(['base', 'link', 'meta', 'style', 'title']);
+
+function isHeadThenBody(root: DomElement | null): boolean {
+  const head = root?.firstElementChild;
+  return root?.localName === 'html' && head?.localName === 'head' && head.nextElementSibling?.localName === 'body' && head.nextElementSibling.nextElementSibling === null;
+}
+
+/**
+ * Gives the document one <html> holding one <head> and one <body>, as a browser's parser does and
+ * linkedom's does not. Pages saved from a live DOM put a stylesheet before <head>, a script between
+ * </head> and <body>, a second <body>, or a dialog after </body>. Given such a tree linkedom's
+ * document.body is a new empty element, and the extractor read 112 of extraction-dev's 1,343 pages
+ * as if they had no text.
+ */
+function placeInHeadAndBody(document: DomDocument): void {
+  if (isHeadThenBody(document.documentElement)) return;
+  const html = document.createElement('html');
+  const head = document.createElement('head');
+  const body = document.createElement('body');
+  const copyAttributes = (from: DomElement, to: DomElement) => {
+    for (const { name, value } of from.attributes) if (!to.hasAttribute(name)) to.setAttribute(name, value);
+  };
+  let inBody = false;
+  const place = (parent: DomNode) => {
+    for (const node of [...parent.childNodes]) {
+      if (node.nodeType === TEXT_NODE) {
+        if (normalizeSpace(node.textContent) === '') continue;
+        inBody = true;
+        body.appendChild(node);
+      } else if (node.nodeType === ELEMENT_NODE) {
+        const element = node as DomElement;
+        if (element.localName === 'html' || element.localName === 'head') {
+          if (element.localName === 'html') copyAttributes(element, html);
+          place(element);
+        } else if (element.localName === 'body') {
+          inBody = true;
+          copyAttributes(element, body);
+          for (const child of [...element.childNodes]) body.appendChild(child);
+        } else if (HIDDEN_HEAD_CONTENT.has(element.localName) || (!inBody && HEAD_CONTENT.has(element.localName))) {
+          head.appendChild(element);
+        } else {
+          inBody = true;
+          body.appendChild(element);
+        }
+      }
+    }
+  };
+  const top = document as unknown as DomNode;
+  place(top);
+  for (const node of [...top.childNodes]) if (node.nodeType === ELEMENT_NODE) node.remove();
+  html.appendChild(head);
+  html.appendChild(body);
+  top.appendChild(html);
 }
 
 /**

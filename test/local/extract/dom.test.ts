@@ -90,3 +90,48 @@ test('a page within MAX_ELEMENT_DEPTH keeps every element', (t) => {
   t.is(document.querySelectorAll('div').length, MAX_ELEMENT_DEPTH - 2);
   t.is(document.querySelector('p')?.textContent, 'leaf');
 });
+
+// Pages saved from a live DOM break the document's outline in ways a browser's parser repairs and
+// linkedom's does not; its document.body was then a new, empty element.
+const ARTICLE = '<h1>Tide tables</h1><p>The tide turns twice a day, a little later each day.</p>';
+
+test('a stylesheet before <head>, a script before <body>, a second <body> and a dialog after </body> all land where a browser puts them', (t) => {
+  const html = [
+    '<!doctype html><html lang="nb" class="js">',
+    '<link rel="stylesheet" href="/extra.css">',
+    '<head><title>Tides</title><meta charset="utf-8"></head>',
+    '<script>window.ready = true</script>',
+    `<body class="page">${ARTICLE}</body>`,
+    '<body><p>Second body.</p></body>',
+    '<div role="dialog">Cookies?</div>',
+    '</html>',
+  ].join('\n');
+  const document = parseDocument(html);
+  const root = document.documentElement;
+  t.is(root.localName, 'html');
+  t.is(root.getAttribute('lang'), 'nb');
+  t.deepEqual([...root.children].map((child) => child.localName), ['head', 'body']);
+  t.deepEqual([...document.head!.children].map((child) => child.localName), ['link', 'title', 'meta', 'script']);
+  t.is(document.title, 'Tides');
+  t.is(document.body!.getAttribute('class'), 'page');
+  t.deepEqual([...document.body!.children].map((child) => child.localName), ['h1', 'p', 'p', 'div']);
+  t.is(document.querySelectorAll('body').length, 1);
+});
+
+test('markup before <html>, and a fragment with no <html> at all, become the body', (t) => {
+  const before = parseDocument(`<div id="flag">Report this page</div><html><head><title>Tides</title></head><body>${ARTICLE}</body></html>`);
+  t.deepEqual([...before.body!.children].map((child) => child.id || child.localName), ['flag', 'h1', 'p']);
+  t.is(before.title, 'Tides');
+
+  const fragment = parseDocument(`<style>p { margin: 0 }</style>${ARTICLE}`);
+  t.is(fragment.documentElement.localName, 'html');
+  t.is(fragment.head!.firstElementChild?.localName, 'style');
+  t.deepEqual([...fragment.body!.children].map((child) => child.localName), ['h1', 'p']);
+});
+
+test('a well-formed page is left as parsed', (t) => {
+  const document = parseDocument(`<html><head><title>Tides</title></head><body>${ARTICLE}</body></html>`);
+  const body = document.body!;
+  t.is(document.body, body, 'the same element on every read, not a new one');
+  t.deepEqual([...body.children].map((child) => child.localName), ['h1', 'p']);
+});

@@ -96,6 +96,22 @@ test('a consent dialog goes even when it says more than the page, and its class 
   t.truthy(document.querySelector('main'));
 });
 
+const MORE_PARAGRAPHS = [
+  'A public meeting on the route through the old town will be held next month, before the final plans go to the council.',
+  'Shop owners on the main street asked for deliveries to be allowed at night while the tracks are being laid.',
+];
+
+test('a page saved with a stylesheet before <head> is read from its body, not as a whole page of text', (t) => {
+  const consent = '<div role="dialog"><p>We and our partners store and access information on your device to personalise ads.</p></div>';
+  const html = `<!doctype html><html lang="de"><link rel="stylesheet" href="/late.css"><head><title>Tram vote</title></head><body><main><h1>Tram vote</h1>${[...PARAGRAPHS, ...MORE_PARAGRAPHS].map((paragraph) => `<p>${paragraph}</p>`).join('')}</main>${consent}</body></html>`;
+  const extracted = extractHtml(html, 'https://blog.example/tram-vote');
+  t.true(extracted.text.includes(PARAGRAPHS[3]!));
+  t.is(extracted.pageType, 'article');
+  t.false(extracted.text.includes('our partners'));
+  t.is(extracted.language, 'de');
+  t.is(extracted.title, 'Tram vote');
+});
+
 test("a page rendered by script shows its <noscript> content, however large the script's data payload", (t) => {
   const posts = [
     'I run the forum on a small VPS and the search index is rebuilt every night, which takes about four minutes now.',

@@ -354,6 +354,16 @@ test('a documentation page keeps its code blocks and its table, and renders them
   t.notRegex(markdown, /Install/);
 });
 
+test('a documentation page saved with a stylesheet before <head> is still read from its body as documentation', (t) => {
+  // Scripts insert stylesheets before <head> in a live page; saved as HTML, the outline is broken.
+  const saved = DOCUMENTATION.replace('<head>', '<link rel="stylesheet" href="/theme-late.css"><head>');
+  t.not(saved, DOCUMENTATION);
+  const extracted = extractHtml(saved, 'https://client.example/docs/retries');
+  t.is(extracted.pageType, 'documentation');
+  t.regex(extracted.text, /new Client\(\{ retries: 3, backoffMs: 200 \}\)/);
+  t.notRegex(extracted.text, /Install/);
+});
+
 test("a heading's permalink mark (Sphinx's ¶, rustdoc's §, a #) is no text of the heading; a reference that starts with § stays", (t) => {
   const withPermalinks = DOCUMENTATION.replace('<h1>Configuring retries</h1>', '<h1>Configuring retries<a class="headerlink" href="#configuring-retries" title="Link to this heading">¶</a></h1>')
     .replace('<h2>Per-request options</h2>', '<h2 id="per-request"><a href="#per-request" class="anchor">§</a>Per-request options <a href="#per-request">#</a></h2>')

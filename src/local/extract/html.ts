@@ -27,7 +27,7 @@ import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
 import { PRICE, detectPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
-import { productFacts, removeOtherProductSections, withProductFacts } from './product.js';
+import { productFacts, removeCustomerReviewBlocks, removeOtherProductSections, withProductFacts } from './product.js';
 import { cleanThread } from './thread.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
@@ -180,6 +180,7 @@ const PRUNED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
 
 function regionContent(document: DomDocument, pageType: PageType, title: string | null, url: string): Content {
   removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
+  if (pageType === 'product' && document.body) removeCustomerReviewBlocks(document.body);
   const region = selectMainRegion(document);
   if (region && PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (region && pageType === 'forum') cleanThread(region);

@@ -2,7 +2,8 @@
  * A product's facts as its JSON-LD states them: name, description, price and specification. Shops
  * often render these from script, so the visible markup can lack what the structured data holds.
  */
-import { normalizeSpace, type DomElement } from './dom.js';
+import { markupWords } from './boilerplate.js';
+import { hasAncestor, normalizeSpace, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
 
@@ -101,4 +102,37 @@ export function removeOtherProductSections(region: DomElement): void {
     const blocksText = blocks.reduce((sum, block) => sum + normalizeSpace(block.textContent).length, 0);
     if (blocksText <= regionText * MAX_SECTION_SHARE) for (const block of blocks) block.remove();
   }
+}
+
+/**
+ * A block of the customers' reviews is an element classed "reviews" ("customer-reviews",
+ * "reviewsMedley", "product-reviews") holding at least this many elements classed review or reviews:
+ * the reviews themselves, their stars and their texts. One element so classed is a rating summary
+ * (a listing's cards carry one each), and a shop's "editorial reviews" (a book's press quotes) are
+ * the product's own text.
+ */
+const MIN_REVIEW_PARTS = 3;
+const REVIEW_WORDS = new Set(['review', 'reviews']);
+
+function isReviewPart(element: DomElement): boolean {
+  return markupWords(element).some((word) => REVIEW_WORDS.has(word));
+}
+
+/**
+ * Removes the blocks of customers' reviews that no heading announces (see CUSTOMER_REVIEWS_HEADING),
+ * before the product's region is chosen: a shop that prints dozens of reviews in the page would
+ * otherwise have them chosen as the region.
+ */
+export function removeCustomerReviewBlocks(root: DomElement): void {
+  const removed = new Set<DomElement>();
+  for (const element of root.querySelectorAll('[class], [id]')) {
+    const words = markupWords(element);
+    if (!words.includes('reviews') || words.includes('editorial') || element.querySelector('h1') !== null) continue;
+    if (hasAncestor(element, (ancestor) => removed.has(ancestor), root)) continue;
+    let parts = 0;
+    for (const descendant of element.querySelectorAll('[class], [id]')) if (isReviewPart(descendant) && ++parts >= MIN_REVIEW_PARTS) break;
+    if (parts < MIN_REVIEW_PARTS) continue;
+    removed.add(element);
+  }
+  for (const element of removed) element.remove();
 }

@@ -194,6 +194,30 @@ test("on a product page, the customers' reviews and questions are dropped; the p
   t.false(extracted.text.includes(answer));
 });
 
+test("on a product page, a block of customer reviews goes by its class when no heading names it; editorial reviews and a rating summary stay", (t) => {
+  const description = 'A waxed cotton rucksack of twenty-five litres with a padded laptop sleeve and leather straps that soften with use.';
+  const pressQuote = 'The best-made bag we tested this year: it shrugged off a week of rain and still looked new.';
+  const customerTexts = [
+    'I carry it to work every day and the straps have not frayed after two winters of rain and snow.',
+    'Roomy enough for a laptop, a lunch box and a jumper, and it still looks smart in a meeting.',
+    'The zip stuck at first but loosened after a week, otherwise a very well made bag for the price.',
+  ];
+  const customerReview = (text: string, index: number) =>
+    `<li class="review"><span class="review-author">Buyer ${index + 1}</span><span class="review-stars">5</span><p class="review-text">${text}</p></li>`;
+  const html = `<html><head><title>Field rucksack</title></head><body><div class="product"><h1>Field rucksack</h1>
+    <span class="price">€129.00</span><button class="add-to-cart">Add to cart</button>
+    <div class="rating-reviews-summary">4.6 out of 5</div>
+    <p>${description}</p>
+    <div class="editorial-reviews"><div class="review"><p class="review-text">${pressQuote}</p><span class="review-source">Outdoor Monthly</span></div></div>
+    <section class="product-reviews"><h2>What buyers think</h2><ul>${customerTexts.map(customerReview).join('')}</ul></section></div></body></html>`;
+  const extracted = extractHtml(html, 'https://bags.example/p/field-rucksack');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes(description));
+  t.true(extracted.text.includes(pressQuote));
+  t.true(extracted.text.includes('4.6 out of 5'));
+  for (const text of customerTexts) t.false(extracted.text.includes(text), text);
+});
+
 test('on a product page, a section rendered twice is kept once, and lines repeated under different plans stay', (t) => {
   const story = 'Every kettle is pressed from a single sheet of brushed steel, so there is no seam for limescale to gather in over the years.';
   const feature = 'Free descaling kit';

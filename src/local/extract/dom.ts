@@ -99,32 +99,40 @@ function placeInHeadAndBody(document: DomDocument): void {
     for (const { name, value } of from.attributes) if (!to.hasAttribute(name)) to.setAttribute(name, value);
   };
   let inBody = false;
-  const place = (parent: DomNode) => {
-    for (const node of [...parent.childNodes]) {
-      if (node.nodeType === TEXT_NODE) {
-        if (normalizeSpace(node.textContent) === '') continue;
+  /** Puts the node in the head or the body; an <html> or <head> is opened instead, and its children are returned to be placed next. */
+  const placeOrOpen = (node: DomNode): DomNode[] => {
+    if (node.nodeType === TEXT_NODE) {
+      if (normalizeSpace(node.textContent) !== '') {
         inBody = true;
         body.appendChild(node);
-      } else if (node.nodeType === ELEMENT_NODE) {
-        const element = node as DomElement;
-        if (element.localName === 'html' || element.localName === 'head') {
-          if (element.localName === 'html') copyAttributes(element, html);
-          place(element);
-        } else if (element.localName === 'body') {
-          inBody = true;
-          copyAttributes(element, body);
-          for (const child of [...element.childNodes]) body.appendChild(child);
-        } else if (HIDDEN_HEAD_CONTENT.has(element.localName) || (!inBody && HEAD_CONTENT.has(element.localName))) {
-          head.appendChild(element);
-        } else {
-          inBody = true;
-          body.appendChild(element);
-        }
       }
+      return [];
     }
+    if (node.nodeType !== ELEMENT_NODE) return [];
+    const element = node as DomElement;
+    if (element.localName === 'html' || element.localName === 'head') {
+      if (element.localName === 'html') copyAttributes(element, html);
+      return [...element.childNodes];
+    }
+    if (element.localName === 'body') {
+      inBody = true;
+      copyAttributes(element, body);
+      for (const child of [...element.childNodes]) body.appendChild(child);
+    } else if (HIDDEN_HEAD_CONTENT.has(element.localName) || (!inBody && HEAD_CONTENT.has(element.localName))) {
+      head.appendChild(element);
+    } else {
+      inBody = true;
+      body.appendChild(element);
+    }
+    return [];
   };
   const top = document as unknown as DomNode;
-  place(top);
+  // In document order, without recursion: a page can nest thousands of <html> start tags.
+  const pending: DomNode[] = [...top.childNodes].reverse();
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    const children = placeOrOpen(node);
+    for (let index = children.length - 1; index >= 0; index -= 1) pending.push(children[index]!);
+  }
   for (const node of [...top.childNodes]) if (node.nodeType === ELEMENT_NODE) node.remove();
   html.appendChild(head);
   html.appendChild(body);

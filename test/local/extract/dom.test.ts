@@ -135,3 +135,11 @@ test('a well-formed page is left as parsed', (t) => {
   t.is(document.body, body, 'the same element on every read, not a new one');
   t.deepEqual([...body.children].map((child) => child.localName), ['h1', 'p']);
 });
+
+test('thousands of nested <html> or <head> start tags are placed without overflowing the stack, and the text lands in the body', (t) => {
+  for (const tag of ['html', 'head']) {
+    const document = parseDocument(`${`<${tag} class="level">`.repeat(50_000)}<p>deep text</p>`);
+    t.deepEqual([...document.documentElement.children].map((child) => child.localName), ['head', 'body'], tag);
+    t.is(document.body!.textContent, 'deep text', tag);
+  }
+});

@@ -78,9 +78,12 @@ const HEAD_CONTENT = new Set(['base', 'basefont', 'bgsound', 'link', 'meta', 'no
  */
 const HIDDEN_HEAD_CONTENT = new Set(['base', 'link', 'meta', 'style', 'title']);
 
-function isHeadThenBody(root: DomElement | null): boolean {
-  const head = root?.firstElementChild;
-  return root?.localName === 'html' && head?.localName === 'head' && head.nextElementSibling?.localName === 'body' && head.nextElementSibling.nextElementSibling === null;
+/** <html> holding a <head> and a <body>, or only a <body> (linkedom's getters then put the head before it). */
+function hasHeadAndBodyOutline(root: DomElement | null): boolean {
+  if (root?.localName !== 'html') return false;
+  let child = root.firstElementChild;
+  if (child?.localName === 'head') child = child.nextElementSibling;
+  return child?.localName === 'body' && child.nextElementSibling === null;
 }
 
 /**
@@ -88,10 +91,10 @@ function isHeadThenBody(root: DomElement | null): boolean {
  * linkedom's does not. Pages saved from a live DOM put a stylesheet before <head>, a script between
  * </head> and <body>, a second <body>, or a dialog after </body>. Given such a tree linkedom's
  * document.body is a new empty element, and the extractor read 112 of extraction-dev's 1,343 pages
- * as if they had no text.
+ * as if they had no body.
  */
 function placeInHeadAndBody(document: DomDocument): void {
-  if (isHeadThenBody(document.documentElement)) return;
+  if (hasHeadAndBodyOutline(document.documentElement)) return;
   const html = document.createElement('html');
   const head = document.createElement('head');
   const body = document.createElement('body');

@@ -72,7 +72,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
-  const pageType = detectPageType({ document, jsonLd });
+  const pageType = detectPageType({ document, jsonLd, url });
   const content = isChallenge ? { html: '', text: '' } : withTypeFacts(extractContent(document, html, url, metadata.title, pageType), pageType, jsonLd);
   return {
     title: metadata.title,

@@ -51,15 +51,18 @@ function outermostChrome(root: DomElement): DomElement[] {
 export interface PageTypeSignals {
   document: DomDocument;
   jsonLd: unknown[];
+  /** The page's address, when known: a documentation site says so in it. */
+  url?: string;
 }
 
-export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType {
+export function detectPageType({ document, jsonLd, url }: PageTypeSignals): PageType {
   const { type: declared, byOpenGraphOnly } = declaredPageType(document, jsonLd);
   const body = document.body;
   if (declared === 'article') {
     // Link aggregators and forums declare og:type article for a thread too: one with next to no prose of its own.
     if (byOpenGraphOnly && body && isBareThread(readStructure(body))) return 'forum';
-    return body && hasDocumentationStructure(body) ? 'documentation' : 'article';
+    // Documentation sites declare their pages articles as often as not.
+    return (body && hasDocumentationStructure(body)) || isDocumentationUrl(url) ? 'documentation' : 'article';
   }
   if (declared || !body) return declared ?? 'other';
   const structure = readStructure(body);
@@ -72,7 +75,7 @@ export function detectPageType({ document, jsonLd }: PageTypeSignals): PageType 
   }
   if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
   if (hasProductStructure(document)) return 'product';
-  if (hasDocumentationStructure(body)) return 'documentation';
+  if (hasDocumentationStructure(body) || isDocumentationUrl(url)) return 'documentation';
   return prose >= ARTICLE_PROSE ? 'article' : 'other';
 }
 
@@ -252,6 +255,27 @@ function hasProductStructure(document: DomDocument): boolean {
     markupWords(element).some((word) => BUY_WORDS.has(word)),
   );
   return buyControls.length > 0;
+}
+
+/**
+ * Where sites put their documentation: a docs., developer(s). or learn. host, or a /docs/, /doc/,
+ * /documentation/, /manual/, /handbook/, /reference/ or /api/ folder. A documentation page without
+ * code samples (an overview, a landing page of linked topics, a settings reference) is still one:
+ * Readability keeps its longest run of paragraphs and drops the topic cards, lists and tables around
+ * it. /guide(s)/ and /tutorial(s)/ were measured and left out: news and shop sites file their
+ * buying guides and how-to articles there. /wiki/ is an encyclopedia's article as often as a manual.
+ */
+const DOCUMENTATION_HOST = /^(docs|developers?|learn)\./i;
+const DOCUMENTATION_PATH = /\/(docs?|documentation|manual|handbook|reference|api)(\/|$)/i;
+
+function isDocumentationUrl(url: string | undefined): boolean {
+  if (!url || !/^https?:/i.test(url)) return false;
+  try {
+    const { hostname, pathname } = new URL(url);
+    return DOCUMENTATION_HOST.test(hostname) || DOCUMENTATION_PATH.test(pathname);
+  } catch {
+    return false;
+  }
 }
 
 const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';

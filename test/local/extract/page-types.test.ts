@@ -614,3 +614,41 @@ test("a price in a 'price-tag' element stays: the word tag there names no list o
   const tagged = CATEGORY.replace(/<span class="price">/g, '<span class="price-tag price-tag--sm">').replace('</ul></main>', '</ul><div class="tag">Tags: running, trail, road</div></main>');
   t.false(listingText(t, tagged).includes('Tags: running'));
 });
+
+const TOPICS = [
+  ['Schedule a workflow', 'Run a workflow at set times with a cron expression.'],
+  ['Trigger on a push', 'Start a workflow whenever commits reach a branch.'],
+  ['Choose a runner', 'Pick the machine and the operating system a job runs on.'],
+  ['Store secrets', 'Keep tokens and passwords out of your workflow files.'],
+] as const;
+
+/** A documentation overview without a line of code: prose, then cards that link to its topics. */
+const DOCUMENTATION_OVERVIEW = page(
+  '<title>Writing workflows | Example Docs</title><meta property="og:type" content="article">',
+  `<main><article><h1>Writing workflows</h1>
+   <p>A workflow is a configurable process made of one or more jobs. You define it in a file kept beside your code, and the
+   service runs it when an event you name happens in your repository, at a time you set, or when someone starts it by hand.</p>
+   <p>Each job runs on a fresh machine and is made of steps that run one after another. Steps can run a command that you write
+   or an action that someone has shared, and jobs can wait for one another or run side by side to finish sooner.</p>
+   <p>The pages below explain how to decide when a workflow runs, where its jobs run, and how it keeps the credentials it
+   needs without writing them into the file that anyone with access to the repository can read.</p>
+   <div class="card-grid">${TOPICS.map(([title, summary]) => `<div class="card"><h3><a href="/topics/${title.toLowerCase().replace(/ /g, '-')}">${title}</a></h3><p>${summary}</p></div>`).join('')}</div>
+   </article></main>`,
+);
+
+test('a page on a documentation site keeps its topic cards even without code (Readability keeps the prose alone); the same page elsewhere is an article', (t) => {
+  for (const url of ['https://docs.example.com/en/workflows', 'https://example.com/docs/workflows', 'https://developer.example.com/workflows']) {
+    const extracted = extractHtml(DOCUMENTATION_OVERVIEW, url);
+    t.is(extracted.pageType, 'documentation', url);
+    t.regex(extracted.text, /A workflow is a configurable process/, url);
+    for (const [title, summary] of TOPICS) {
+      t.true(extracted.text.includes(title), `${url}: ${title}`);
+      t.true(extracted.text.includes(summary), `${url}: ${summary}`);
+    }
+    t.notRegex(extracted.text, /About us|Privacy/, url);
+  }
+  // News and shop sites file articles under /guides/; a local file says nothing about its site.
+  for (const url of ['https://news.example.com/guides/writing-workflows', 'file:///tmp/docs/workflows.html']) {
+    t.is(extractHtml(DOCUMENTATION_OVERVIEW, url).pageType, 'article', url);
+  }
+});

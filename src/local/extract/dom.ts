@@ -62,12 +62,32 @@ export const TEXT_NODE = 3;
  */
 const CDATA_IN_CONTENT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[[^>]*>/gi;
 
+/** No page's title is this long with markup in it: its end tag was lost, and the title swallowed the page. */
+const MAX_TITLE_LENGTH = 1000;
+
 export function parseDocument(html: string): DomDocument {
   const asBrowsersRead = html.includes('<![CDATA[') ? html.replace(CDATA_IN_CONTENT, (match, rawTextTag) => (rawTextTag ? match : '')) : html;
-  const document = parseHTML(asBrowsersRead).document as unknown as DomDocument;
+  let document = parseHTML(asBrowsersRead).document as unknown as DomDocument;
+  const titleEnd = lostTitleEnd(document, asBrowsersRead);
+  if (titleEnd !== null) document = parseHTML(`${asBrowsersRead.slice(0, titleEnd)}</title>${asBrowsersRead.slice(titleEnd)}`).document as unknown as DomDocument;
   placeInHeadAndBody(document);
   capNestingDepth(document.documentElement);
   return document;
+}
+
+/**
+ * Where a `<title>` whose end tag was lost (a page saved truncated or with bytes dropped) should
+ * have ended: at the first `<` after it. A title is raw text up to `</title>`, so without one a
+ * browser's parser reads the rest of the page into it and shows an empty body; lxml, and so
+ * trafilatura, read the markup on. Null when the page's title is whole.
+ */
+function lostTitleEnd(document: DomDocument, html: string): number | null {
+  const title = document.querySelector('title')?.textContent ?? '';
+  if (title.length <= MAX_TITLE_LENGTH || !title.includes('<') || normalizeSpace(document.body?.textContent) !== '') return null;
+  const start = /<title\b[^>]*>/i.exec(html);
+  if (!start) return null;
+  const end = html.indexOf('<', start.index + start[0].length);
+  return end === -1 ? null : end;
 }
 
 /** Elements that stay in the head when they come before the body's content; any other element starts the body. */

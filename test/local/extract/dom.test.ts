@@ -143,3 +143,19 @@ test('thousands of nested <html> or <head> start tags are placed without overflo
     t.is(document.body!.textContent, 'deep text', tag);
   }
 });
+
+test("a <title> whose end tag was lost ends at the markup after it, so the page keeps its body; a long title that is whole stays", (t) => {
+  const story = '<p>' + 'The council approved the new bridge after a long debate about its cost and its route. '.repeat(20) + '</p>';
+  // Bytes dropped from a saved page: "</title><script ..." became "</titavaScript" ...
+  const truncated = `<html><head><title>Council approves bridge</titavaScript" src="/menu.js"></script><link rel="stylesheet" href="/site.css"></head><body><h1>Council approves bridge</h1>${story}</body></html>`;
+  const document = parseDocument(truncated);
+  t.is(document.querySelector('title')?.textContent, 'Council approves bridge');
+  t.regex(document.body?.textContent ?? '', /The council approved the new bridge/);
+  t.is(document.body?.querySelector('h1')?.textContent, 'Council approves bridge');
+
+  // A title can be long; without markup in it, or with the page's body intact, it is not swallowing anything.
+  const longTitle = 'Minutes of the meeting, '.repeat(60);
+  t.is(parseDocument(`<html><head><title>${longTitle}</title></head><body>${story}</body></html>`).querySelector('title')?.textContent, longTitle);
+  const markupTitle = `${longTitle}<b>bold</b>`;
+  t.is(parseDocument(`<html><head><title>${markupTitle}</title></head><body>${story}</body></html>`).querySelector('title')?.textContent, markupTitle);
+});

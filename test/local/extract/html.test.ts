@@ -253,3 +253,21 @@ test("what the page's utility class hides (d-none) is left out, unless a class s
   t.false(extracted.text.includes('2019-11-19'));
   t.false(extracted.text.includes('Machine copy'));
 });
+
+test("a page saved with its </title> lost is read as the article it is, not as an empty body", (t) => {
+  const paragraphs = [
+    'The city council approved the new river bridge on Tuesday after a debate that ran late into the evening.',
+    'Supporters said the crossing would cut the trip between the two districts from forty minutes to ten.',
+    'Opponents questioned its cost, which has risen twice since the first plans were drawn three years ago.',
+    'Work is due to start in the spring, and the bridge should open to traffic before the end of next year.',
+    'The design keeps a lane for bicycles on each side and a footpath wide enough for the weekend market crowds.',
+    'Residents near the old ferry landing asked for a noise study, and the council agreed to pay for one this winter.',
+    'The ferry will keep running until the bridge opens, on its winter timetable, with an extra boat at rush hour.',
+  ];
+  const html = `<html><head><title>Council approves bridge</tit language="JavaScript" src="/menu.js"></script></head>
+    <body><div id="menu"><a href="/">Home</a> <a href="/news">News</a></div>
+    <div class="story"><h1>Council approves bridge</h1>${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('')}</div></body></html>`;
+  const extracted = extractHtml(html, 'https://news.example/2024/council-approves-bridge');
+  t.is(extracted.title, 'Council approves bridge');
+  for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
+});

@@ -71,8 +71,39 @@ export function parseDocument(html: string): DomDocument {
   const titleEnd = lostTitleEnd(document, asBrowsersRead);
   if (titleEnd !== null) document = parseHTML(`${asBrowsersRead.slice(0, titleEnd)}</title>${asBrowsersRead.slice(titleEnd)}`).document as unknown as DomDocument;
   placeInHeadAndBody(document);
+  rowStrayTableCells(document);
   capNestingDepth(document.documentElement);
   return document;
+}
+
+const TABLE_ROW_HOLDERS = new Set(['TABLE', 'TBODY', 'THEAD', 'TFOOT']);
+const TABLE_CELLS = new Set(['TD', 'TH']);
+
+/**
+ * A cell written straight inside a table or its body, without a `<tr>` (old hand-written pages),
+ * sits in a row a browser's parser implies; htmlparser2 keeps it where it was written, and the
+ * text converter, which reads a table's rows, then lost its text: a whole page, where a layout
+ * table held it. Consecutive cells share one implied row, as in a browser.
+ */
+function rowStrayTableCells(document: DomDocument): void {
+  for (const table of document.querySelectorAll('table')) {
+    for (const holder of [table, ...table.children]) {
+      if (!TABLE_ROW_HOLDERS.has(holder.nodeName)) continue;
+      let row: DomElement | null = null;
+      for (let child = holder.firstChild; child; ) {
+        const next = child.nextSibling;
+        if (child.nodeType === ELEMENT_NODE) {
+          if (TABLE_CELLS.has(child.nodeName)) {
+            if (!row) row = holder.insertBefore(document.createElement('tr'), child) as DomElement;
+            row.appendChild(child);
+          } else {
+            row = null;
+          }
+        }
+        child = next;
+      }
+    }
+  }
 }
 
 /**

@@ -159,3 +159,10 @@ test("a <title> whose end tag was lost ends at the markup after it, so the page 
   const markupTitle = `${longTitle}<b>bold</b>`;
   t.is(parseDocument(`<html><head><title>${markupTitle}</title></head><body>${story}</body></html>`).querySelector('title')?.textContent, markupTitle);
 });
+
+test('table cells written without a <tr> sit in the row a browser implies; consecutive cells share it', (t) => {
+  const document = parseDocument('<html><body><table><td>a</td> <td>b</td><tr><td>c</td></tr><td>d</td><tbody><th>e</th></tbody></table></body></html>');
+  const rows = [...document.querySelectorAll('tr')].map((row) => [...row.children].map((cell) => cell.textContent).join(','));
+  t.deepEqual(rows, ['a,b', 'c', 'd', 'e']);
+  t.is(document.querySelectorAll('table > td, tbody > th').length, 0);
+});

@@ -271,3 +271,18 @@ test("a page saved with its </title> lost is read as the article it is, not as a
   t.is(extracted.title, 'Council approves bridge');
   for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
 });
+
+test("a table whose cells have no <tr> (old hand-written pages) keeps its text, as text and as markdown", (t) => {
+  const paragraphs = [
+    'The school teaches from the primary years to the university stage, sixteen years of study in all.',
+    'Its library holds manuscripts in Arabic, Persian and Urdu, and is open to visiting scholars every weekday.',
+    'Students live on the campus, and the term begins after the summer holidays each year, as the table shows.',
+  ];
+  const html = `<html><head><title>About the school</title></head><body><div id="menu"><a href="/">Home</a> <a href="/courses">Courses</a></div>
+    <div class="story"><h1>About the school</h1>${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('')}
+    <table border="1"><td>Term begins</td><td>After the summer holidays, in the month of Shawwal</td></table></div></body></html>`;
+  const extracted = extractHtml(html, 'https://school.example/about', { markdown: true });
+  for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
+  t.regex(extracted.text, /Term begins\s+After the summer holidays, in the month of Shawwal/);
+  t.regex(extracted.markdown ?? '', /\| Term begins \| After the summer holidays, in the month of Shawwal \|/);
+});

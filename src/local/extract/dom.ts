@@ -129,12 +129,22 @@ const HEAD_CONTENT = new Set(['base', 'basefont', 'bgsound', 'link', 'meta', 'no
  */
 const HIDDEN_HEAD_CONTENT = new Set(['base', 'link', 'meta', 'style', 'title']);
 
-/** <html> holding a <head> and a <body>, or only a <body> (linkedom's getters then put the head before it). */
-function hasHeadAndBodyOutline(root: DomElement | null): boolean {
+/**
+ * <html> holding a <head> and a <body>, or only a <body> (linkedom's getters then put the head
+ * before it), with nothing beside it in the document: linkedom leaves what follows </html> there
+ * (a page that two server-side includes made of two documents), where a browser reads it into the body.
+ */
+function hasHeadAndBodyOutline(document: DomDocument): boolean {
+  const root = document.documentElement;
   if (root?.localName !== 'html') return false;
   let child = root.firstElementChild;
   if (child?.localName === 'head') child = child.nextElementSibling;
-  return child?.localName === 'body' && child.nextElementSibling === null;
+  if (child?.localName !== 'body' || child.nextElementSibling !== null) return false;
+  // By childNodes: linkedom's doctype node has no nextSibling.
+  for (const node of (document as unknown as DomNode).childNodes) {
+    if (node !== root && (node.nodeType === ELEMENT_NODE || (node.nodeType === TEXT_NODE && normalizeSpace(node.textContent) !== ''))) return false;
+  }
+  return true;
 }
 
 /**
@@ -145,7 +155,7 @@ function hasHeadAndBodyOutline(root: DomElement | null): boolean {
  * as if they had no body.
  */
 function placeInHeadAndBody(document: DomDocument): void {
-  if (hasHeadAndBodyOutline(document.documentElement)) return;
+  if (hasHeadAndBodyOutline(document)) return;
   const html = document.createElement('html');
   const head = document.createElement('head');
   const body = document.createElement('body');

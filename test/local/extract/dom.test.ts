@@ -129,6 +129,18 @@ test('markup before <html>, and a fragment with no <html> at all, become the bod
   t.deepEqual([...fragment.body!.children].map((child) => child.localName), ['h1', 'p']);
 });
 
+test('markup after </html>, a second document that server-side includes appended among it, goes into the body; a comment there does not', (t) => {
+  const included = `<script>function popUp() {}</script>\n<!DOCTYPE html>\n<html><head><title>Tides</title></head><body><p id="story">High water at noon.</p></body></html>`;
+  const document = parseDocument(`<!doctype html><html><head></head><body><div id="banner">Weather: clear</div></body></html>\n${included}`);
+  t.deepEqual([...document.documentElement.children].map((child) => child.localName), ['head', 'body']);
+  t.deepEqual([...document.body!.children].map((child) => child.id || child.localName), ['banner', 'script', 'story']);
+  t.is(document.title, 'Tides');
+
+  const withComment = parseDocument(`<!doctype html><html><head><title>Tides</title></head><body>${ARTICLE}</body></html>\n<!-- served in 12 ms -->\n`);
+  t.deepEqual([...withComment.body!.children].map((child) => child.localName), ['h1', 'p']);
+  t.is(withComment.documentElement.nextSibling?.nodeType, 3, 'the page is left as parsed: the comment and the line break stay after </html>');
+});
+
 test('a well-formed page is left as parsed', (t) => {
   const document = parseDocument(`<html><head><title>Tides</title></head><body>${ARTICLE}</body></html>`);
   const body = document.body!;

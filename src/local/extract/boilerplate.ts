@@ -207,11 +207,15 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
       .map(([word]) => word),
   );
   const byWords = [...wordsOf].filter(([, words]) => words.some((word) => !layoutWords.has(word))).map(([element]) => element);
+  const isReply = (element: DomElement) => wordsOf.get(element)?.some((word) => REPLY_WORDS.has(word)) ?? false;
   for (const element of [...byTagOrRole, ...byWords]) {
     if (!element.parentNode) continue;
     const share = shareOfProse(element);
-    // A dialog is a popup however much it says: a consent centre can outweigh a short post.
-    const holdsArticle = !isDialog(element) && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && element.querySelector('h1') !== null));
+    // A dialog is a popup however much it says: a consent centre can outweigh a short post. A reply in
+    // a block of replies is a reader's, however long: a short post can be outweighed by one comment.
+    const replyAmongReplies = isReply(element) && hasAncestor(element, isReply, body) && element.querySelector('h1') === null;
+    const holdsArticle =
+      !isDialog(element) && !replyAmongReplies && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && element.querySelector('h1') !== null));
     if (!holdsArticle) element.remove();
   }
   if (!options.keepAllArticles) for (const teaser of teaserArticles(body)) teaser.remove();
@@ -227,6 +231,9 @@ function codeTokens(body: DomElement): Set<DomElement> {
   for (const code of body.querySelectorAll('pre, code')) for (const token of code.querySelectorAll('*')) tokens.add(token);
   return tokens;
 }
+
+/** Boilerplate words of the readers' replies under a page: comments, a reply form, a comment service. */
+const REPLY_WORDS = new Set(['comment', 'respond', 'disqus']);
 
 /** Boilerplate words that name what a block is, however much of the page such blocks hold. */
 const NEVER_LAYOUT_WORDS = new Set([

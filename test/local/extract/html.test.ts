@@ -286,3 +286,28 @@ test("a table whose cells have no <tr> (old hand-written pages) keeps its text, 
   t.regex(extracted.text, /Term begins\s+After the summer holidays, in the month of Shawwal/);
   t.regex(extracted.markdown ?? '', /\| Term begins \| After the summer holidays, in the month of Shawwal \|/);
 });
+
+test("a short post whose one long comment outweighs it keeps the post, and the comment stays out", (t) => {
+  const post = 'A colleague sent me a line worth keeping: quiet and slowness are where thinking happens, and a day without either is a day of reacting.';
+  const comment = [
+    'I agree with most of this, but, frankly, the etymology in the quoted passage is off, and it deserves a closer look than it got here.',
+    'The word the passage leans on came into English from French, in the fifteenth century, and its first senses were to divert, to beguile, or to delude.',
+    'Reading it as a negative prefix, in front of the verb for pondering, is a folk etymology, a pleasing one, that the dictionaries do not support.',
+    'None of that changes the point about quiet, which I find true, day after day, in my own work; the argument, however, does not need it.',
+  ].join(' ');
+  const html = `<html><head><title>Silence and slowness</title></head><body>
+    <div id="header"><a href="/">The Notebook</a></div>
+    <div class="post hentry"><div class="headline_area"><h1>Silence and slowness</h1><p>by John on July 14, 2012</p></div>
+      <div class="format_text entry-content"><p>From a colleague:</p><blockquote><p>${post}</p></blockquote>
+      <p><strong>Related posts</strong>:</p><p><a href="/2011/10/04/attention/">On attention</a><br><a href="/2012/02/25/noise/">Noise</a></p></div></div>
+    <div id="comments"><div class="comments_intro"><p>2 comments</p></div><dl id="comment_list">
+      <dt class="comment"><span class="comment_author">Nathan</span> <span class="comment_time">07.16.12</span></dt>
+      <dd class="comment"><div class="format_text"><p>Lovely quote, thanks for sharing it.</p></div></dd>
+      <dt class="comment alt"><span class="comment_author">Mike</span> <span class="comment_time">07.16.12</span></dt>
+      <dd class="comment alt"><div class="format_text"><p>${comment}</p></div></dd>
+    </dl></div></body></html>`;
+  const extracted = extractHtml(html, 'https://notebook.example/2012/07/14/silence-and-slowness/');
+  t.is(extracted.pageType, 'article');
+  t.true(extracted.text.includes(post));
+  t.notRegex(extracted.text, /etymology|Lovely quote/);
+});

@@ -311,3 +311,19 @@ test("a short post whose one long comment outweighs it keeps the post, and the c
   t.true(extracted.text.includes(post));
   t.notRegex(extracted.text, /etymology|Lovely quote/);
 });
+
+test("a photo's caption in a block classed caption (WordPress's wp-caption) stays with the article's text", (t) => {
+  const paragraphs = [
+    'The storm reached the coast on Tuesday night and brought down power lines across three counties before dawn.',
+    'Crews worked through the morning to clear the main roads, and most homes had power again by the afternoon.',
+    'The weather service expects a calmer week, with rain on Thursday and temperatures close to the seasonal average.',
+  ];
+  const caption = 'Crews clear a fallen oak from the coast road near the harbour on Wednesday morning.';
+  const html = `<html><head><title>Storm brings down power lines</title></head><body><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+    <article><h1>Storm brings down power lines</h1><p>${paragraphs[0]}</p>
+    <div class="wp-caption aligncenter"><img src="/oak.jpg" alt=""><p class="wp-caption-text">${caption}</p></div>
+    <p>${paragraphs[1]}</p><p>${paragraphs[2]}</p></article></body></html>`;
+  const extracted = extractHtml(html, 'https://news.example/2024/03/storm-power-lines');
+  for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
+  t.true(extracted.text.includes(caption));
+});

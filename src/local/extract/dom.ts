@@ -62,14 +62,12 @@ export const TEXT_NODE = 3;
  */
 const CDATA_IN_CONTENT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[[^>]*>/gi;
 
-/** No page's title is this long with markup in it: its end tag was lost, and the title swallowed the page. */
+/** A title left open before more than this much of the page swallowed it; a short rest is a truncated page's last words. */
 const MAX_TITLE_LENGTH = 1000;
 
 export function parseDocument(html: string): DomDocument {
   const asBrowsersRead = html.includes('<![CDATA[') ? html.replace(CDATA_IN_CONTENT, (match, rawTextTag) => (rawTextTag ? match : '')) : html;
-  let document = parseHTML(asBrowsersRead).document as unknown as DomDocument;
-  const titleEnd = lostTitleEnd(document, asBrowsersRead);
-  if (titleEnd !== null) document = parseHTML(`${asBrowsersRead.slice(0, titleEnd)}</title>${asBrowsersRead.slice(titleEnd)}`).document as unknown as DomDocument;
+  const document = parseHTML(withLostTitleEnded(asBrowsersRead)).document as unknown as DomDocument;
   placeInHeadAndBody(document);
   rowStrayTableCells(document);
   capNestingDepth(document.documentElement);
@@ -107,19 +105,23 @@ function rowStrayTableCells(document: DomDocument): void {
 }
 
 /**
- * Where a `<title>` whose end tag was lost (a page saved truncated or with bytes dropped) should
- * have ended: at the first `<` after it. A title is raw text up to `</title>`, so without one a
- * browser's parser reads the rest of the page into it and shows an empty body; lxml, and so
- * trafilatura, read the markup on. Null when the page's title is whole.
+ * The page with a `</title>` where a lost one should have been: at the first `<` after `<title>`. A
+ * title is raw text up to `</title>`, so without one the parser reads the rest of the page into it
+ * (a page saved truncated or with bytes dropped) and a browser shows an empty body; lxml, and so
+ * trafilatura, read the markup on. Read from the string, before the one parse.
  */
-function lostTitleEnd(document: DomDocument, html: string): number | null {
-  const title = document.querySelector('title')?.textContent ?? '';
-  if (title.length <= MAX_TITLE_LENGTH || !title.includes('<') || normalizeSpace(document.body?.textContent) !== '') return null;
+function withLostTitleEnded(html: string): string {
   const start = /<title\b[^>]*>/i.exec(html);
-  if (!start) return null;
-  const end = html.indexOf('<', start.index + start[0].length);
-  return end === -1 ? null : end;
+  if (!start) return html;
+  const titleStart = start.index + start[0].length;
+  if (html.length - titleStart <= MAX_TITLE_LENGTH) return html;
+  TITLE_END_TAG.lastIndex = titleStart;
+  if (TITLE_END_TAG.test(html)) return html;
+  const end = html.indexOf('<', titleStart);
+  return end === -1 ? html : `${html.slice(0, end)}</title>${html.slice(end)}`;
 }
+
+const TITLE_END_TAG = /<\/title/gi;
 
 /** Elements that stay in the head when they come before the body's content; any other element starts the body. */
 const HEAD_CONTENT = new Set(['base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'noscript', 'script', 'style', 'template', 'title']);

@@ -62,7 +62,7 @@ export function detectPageType({ document, jsonLd, url }: PageTypeSignals): Page
     // Link aggregators and forums declare og:type article for a thread too: one with next to no prose of its own.
     if (byOpenGraphOnly && body && isBareThread(readStructure(body))) return 'forum';
     // Documentation sites declare their pages articles as often as not.
-    return (body && hasDocumentationStructure(body)) || isDocumentationUrl(url) ? 'documentation' : 'article';
+    return isDocumentationUrl(url) || (body && hasDocumentationStructure(body)) ? 'documentation' : 'article';
   }
   if (declared || !body) return declared ?? 'other';
   const structure = readStructure(body);
@@ -75,7 +75,7 @@ export function detectPageType({ document, jsonLd, url }: PageTypeSignals): Page
   }
   if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
   if (hasProductStructure(document)) return 'product';
-  if (hasDocumentationStructure(body) || isDocumentationUrl(url)) return 'documentation';
+  if (isDocumentationUrl(url) || hasDocumentationStructure(body)) return 'documentation';
   return prose >= ARTICLE_PROSE ? 'article' : 'other';
 }
 

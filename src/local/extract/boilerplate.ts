@@ -64,8 +64,10 @@ const HEADLINED_SHARE_OF_PROSE = 0.25;
 /**
  * Classes CMSs derive from a post's taxonomy ("tag-diy", "category-news", WordPress's post_class())
  * describe what the post is about, not what the element is; "tag-comments" must not read as comments.
+ * A custom taxonomy's classes carry its name, which has underscores: WooCommerce puts
+ * "product_tag-mugs" and "product_cat-cups" on every product of a shop, its grid's cards included.
  */
-const TAXONOMY_CLASS = /^(tag|category|format|type|status)-/i;
+const TAXONOMY_CLASS = /^(?:[a-z\d]+_)?(?:tag|cat|category|format|type|status)-/i;
 /**
  * Classes that hide a part of the element or clip it, not the element: Drupal's "field--label-hidden"
  * (a field whose label is not shown), utility classes such as "overflow-hidden". Read as "hidden"

@@ -66,8 +66,9 @@ const HEADLINED_SHARE_OF_PROSE = 0.25;
  * describe what the post is about, not what the element is; "tag-comments" must not read as comments.
  * A custom taxonomy's classes carry its name, which has underscores: WooCommerce puts
  * "product_tag-mugs" and "product_cat-cups" on every product of a shop, its grid's cards included.
+ * A bare "cat-" is no taxonomy's: "cat-nav" is a category menu.
  */
-const TAXONOMY_CLASS = /^(?:[a-z\d]+_)?(?:tag|cat|category|format|type|status)-/i;
+const TAXONOMY_CLASS = /^(?:tag|category|format|type|status|[a-z\d]+_(?:tag|cat|category))-/i;
 /**
  * Classes that hide a part of the element or clip it, not the element: Drupal's "field--label-hidden"
  * (a field whose label is not shown), utility classes such as "overflow-hidden". Read as "hidden"

@@ -96,6 +96,17 @@ test('a consent dialog goes even when it says more than the page, and its class 
   t.truthy(document.querySelector('main'));
 });
 
+test("taxonomy classes are no class words, a custom taxonomy's (product_tag-…) too; a bare cat- is no taxonomy's", (t) => {
+  const html = `<html><head><title>Tram vote</title></head><body><main><h1>Tram vote</h1>${PARAGRAPHS.map((text) => `<p>${text}</p>`).join('')}
+    <div class="tag-trams">Filed under trams</div><div class="product_tag-tickets">A season ticket</div>
+    <div class="cat-nav"><a href="/c/transport">Transport</a></div></main></body></html>`;
+  const document = parseDocument(html);
+  removeBoilerplateElements(document);
+  t.truthy(document.querySelector('.tag-trams'));
+  t.truthy(document.querySelector('[class="product_tag-tickets"]'));
+  t.is(document.querySelector('.cat-nav'), null);
+});
+
 const MORE_PARAGRAPHS = [
   'A public meeting on the route through the old town will be held next month, before the final plans go to the council.',
   'Shop owners on the main street asked for deliveries to be allowed at night while the tracks are being laid.',

@@ -76,7 +76,8 @@ export function detectPageType({ document, jsonLd, url }: PageTypeSignals): Page
   if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
   if (hasProductStructure(document)) return 'product';
   if (isDocumentationUrl(url) || hasDocumentationStructure(body)) return 'documentation';
-  return prose >= ARTICLE_PROSE ? 'article' : 'other';
+  if (prose < ARTICLE_PROSE) return 'other';
+  return isFrontPageUrl(url) ? 'listing' : 'article';
 }
 
 /** What the page's structure says: its text outside the chrome, its repeated sibling groups, its prose, its thread if any. */
@@ -268,14 +269,29 @@ function hasProductStructure(document: DomDocument): boolean {
 const DOCUMENTATION_HOST = /^(docs|developers?|learn)\./i;
 const DOCUMENTATION_PATH = /\/(docs?|documentation|manual|handbook|reference|api)(\/|$)/i;
 
-function isDocumentationUrl(url: string | undefined): boolean {
-  if (!url || !/^https?:/i.test(url)) return false;
+/** The page's address, when it is a web page's: a file read from disk says nothing by its path. */
+function webAddress(url: string | undefined): URL | null {
+  if (!url || !/^https?:/i.test(url)) return null;
   try {
-    const { hostname, pathname } = new URL(url);
-    return DOCUMENTATION_HOST.test(hostname) || DOCUMENTATION_PATH.test(pathname);
+    return new URL(url);
   } catch {
-    return false;
+    return null;
   }
+}
+
+function isDocumentationUrl(url: string | undefined): boolean {
+  const address = webAddress(url);
+  return address !== null && (DOCUMENTATION_HOST.test(address.hostname) || DOCUMENTATION_PATH.test(address.pathname));
+}
+
+/**
+ * A site's front page (the path /, whatever its query) lists what the site holds: a news site's
+ * lead stories, a blog's latest posts, a shop's departments, a service's sections. Its prose is its
+ * teasers', not one article's: Readability would keep the teaser with the most text. A front page
+ * that declares itself an article keeps that type (a site may mean its one big story).
+ */
+function isFrontPageUrl(url: string | undefined): boolean {
+  return webAddress(url)?.pathname === '/';
 }
 
 const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';

@@ -626,6 +626,44 @@ test("a shop's product cards classed by their taxonomy (WooCommerce's product_ta
   t.false(listingText(t, classed).includes('Filter'));
 });
 
+const LEAD_STORY = [
+  'The harbour authority approved the new ferry terminal on Monday after a debate that ran late into the night, ending two years of hearings.',
+  'Work on the quay begins in autumn, and the first crossings from the new berth are planned for the summer after next, weather permitting.',
+  'Fishing crews, who feared losing their moorings, were promised a sheltered basin of their own at the eastern end of the works.',
+  'The council will publish the timetable for the building work next week, with a map of the roads that close while it lasts.',
+  'Traders on the seafront welcomed the decision, saying the old landing stage had turned visitors away on every stormy weekend.',
+  'A public meeting on the design of the waiting hall will be held at the library, where the drawings are on show until Friday.',
+];
+const TEASERS = [
+  ['Rowing club wins the regatta', 'The under-18 crew took the cup by half a length.'],
+  ['Lighthouse opens to visitors', 'Guided climbs start in June, booked at the museum.'],
+  ['New bakery on Quay Street', 'Sourdough and rye from six in the morning, closed on Mondays.'],
+] as const;
+
+/** A news site's front page: a lead story told at length, then teasers of other stories. */
+const FRONT_PAGE = page(
+  '<title>Harbour Times: news from the bay</title>',
+  `<main><section class="lead"><h2><a href="/2024/05/ferry-terminal">Ferry terminal approved</a></h2>${LEAD_STORY.map((text) => `<p>${text}</p>`).join('')}</section>
+   <section class="more"><h2>More news</h2>${TEASERS.map(([headline, summary], index) => `<div class="story-${index}"><h3><a href="/2024/05/story-${index}">${headline}</a></h3><span>${summary}</span></div>`).join('')}</section></main>`,
+);
+
+test("a site's front page is read as a listing of its stories, not as the lead story's article", (t) => {
+  // The same markup at a story's address is an article: its prose alone says so.
+  t.is(extractHtml(FRONT_PAGE, 'https://harbour-times.example/2024/05/ferry-terminal').pageType, 'article');
+  const front = extractHtml(FRONT_PAGE, 'https://harbour-times.example/?ref=home');
+  t.is(front.pageType, 'listing');
+  for (const text of LEAD_STORY) t.true(front.text.includes(text), text);
+  for (const [headline, summary] of TEASERS) {
+    t.true(front.text.includes(headline), headline);
+    t.true(front.text.includes(summary), summary);
+  }
+});
+
+test('a front page that declares itself an article keeps that type', (t) => {
+  const declared = FRONT_PAGE.replace('<title>', '<meta property="og:type" content="article"><title>');
+  t.is(extractHtml(declared, 'https://harbour-times.example/').pageType, 'article');
+});
+
 const TOPICS = [
   ['Schedule a workflow', 'Run a workflow at set times with a cron expression.'],
   ['Trigger on a push', 'Start a workflow whenever commits reach a branch.'],

@@ -470,6 +470,14 @@ export function removeHeadingPermalinks(content: DomElement): void {
   removeElementsByWholeText(content, 'a[href*="#"]', PERMALINK_MARK, 2);
 }
 
+/**
+ * A list item without text (a picture, an icon, a colour swatch) reads as a bullet with nothing after
+ * it, in the text and in markdown.
+ */
+export function removeEmptyListItems(content: DomElement): void {
+  removeElementsByWholeText(content, 'li', /^$/, 0);
+}
+
 /** A block's text this long, repeated word for word, is the same block shown twice. */
 const MIN_REPEATED_BLOCK = 100;
 

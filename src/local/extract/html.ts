@@ -15,6 +15,7 @@ import {
   cutAtCommentsHeading,
   removeBoilerplateElements,
   removeCallsToAction,
+  removeEmptyListItems,
   removeHeadingPermalinks,
   removeHiddenByUtilityClass,
   pruneExtractedContent,
@@ -97,6 +98,7 @@ function contentOf(element: DomElement | null): Content {
   if (element) {
     removeCallsToAction(element);
     removeHeadingPermalinks(element);
+    removeEmptyListItems(element);
   }
   const html = element?.innerHTML ?? '';
   return { html, text: html ? htmlToText(html) : '' };

@@ -626,6 +626,18 @@ test("a shop's product cards classed by their taxonomy (WooCommerce's product_ta
   t.false(listingText(t, classed).includes('Filter'));
 });
 
+test('list items without text (colour swatches as pictures) leave no empty bullet in the text or the markdown', (t) => {
+  const swatches = '<ul class="colours"><li><img src="/s/red.png" alt="Red"></li><li><a href="?colour=blue"><img src="/s/blue.png" alt="Blue"></a></li></ul>';
+  const withSwatches = CATEGORY.replace(/<\/a><span class="price">/g, `</a>${swatches}<span class="price">`);
+  t.is(withSwatches.split(swatches).length - 1, CATEGORY_ITEMS.length);
+  const text = listingText(t, withSwatches);
+  const { markdown = '' } = extractHtml(withSwatches, 'https://sport.example/c/running-shoes', { markdown: true });
+  for (const [name = ''] of CATEGORY_ITEMS) t.true(markdown.includes(name), name);
+  const emptyBullet = /^\s*[-*+]\s*$/m;
+  t.notRegex(text, emptyBullet);
+  t.notRegex(markdown, emptyBullet);
+});
+
 const LEAD_STORY = [
   'The harbour authority approved the new ferry terminal on Monday after a debate that ran late into the night, ending two years of hearings.',
   'Work on the quay begins in autumn, and the first crossings from the new berth are planned for the summer after next, weather permitting.',

@@ -4,6 +4,7 @@
  */
 import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
+import { httpAddress } from '../fetch/url.js';
 import { parseDocument, type DomDocument, type DomElement } from './dom.js';
 
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
@@ -243,7 +244,7 @@ function unwrapTable(document: DomDocument, table: DomElement): void {
  * (http or https); without one they stay as written.
  */
 export function htmlToMarkdown(html: string, baseUrl?: string): string {
-  linkBase = webAddress(baseUrl);
+  linkBase = httpAddress(baseUrl);
   let markdown: string;
   try {
     markdown = turndown.turndown(withHeaderRows(html.replaceAll(LINE_START_ESCAPE, '')));
@@ -255,11 +256,3 @@ export function htmlToMarkdown(html: string, baseUrl?: string): string {
     .trim();
 }
 
-function webAddress(url: string | undefined): URL | null {
-  try {
-    const parsed = url ? new URL(url) : null;
-    return parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? parsed : null;
-  } catch {
-    return null;
-  }
-}

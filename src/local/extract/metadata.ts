@@ -7,6 +7,7 @@
  * accepted with a day, since a month-only date would be wrong by up to 30 days.
  */
 import { utcMilliseconds } from '../../util/dates.js';
+import { httpAddress } from '../fetch/url.js';
 import { normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { detectLanguageFromScript } from './language.js';
 import { pageEntities, readJsonLdScripts, schemaTypes, type JsonObject } from './json-ld.js';
@@ -359,12 +360,9 @@ function findCanonicalUrl(document: DomDocument, pageUrl: string): string | null
   for (const link of document.querySelectorAll('link')) {
     const rel = link.getAttribute('rel');
     if (rel === null || !link.hasAttribute('href') || !rel.toLowerCase().split(/\s+/).includes('canonical')) continue;
-    try {
-      const resolved = new URL(link.getAttribute('href') ?? '', pageUrl);
-      if (resolved.protocol === 'http:' || resolved.protocol === 'https:') return resolved.href;
-    } catch {
-      // An unparsable canonical is as good as none.
-    }
+    // An unparsable canonical is as good as none.
+    const resolved = httpAddress(link.getAttribute('href') ?? '', pageUrl);
+    if (resolved) return resolved.href;
   }
   return null;
 }

@@ -6,6 +6,7 @@
  * page's structure decides when it declares nothing useful: repeated post blocks that carry an
  * author or a date, a price beside a buy button, repeated linked items, code blocks.
  */
+import { httpAddress } from '../fetch/url.js';
 import type { PageType } from '../types.js';
 import { CJK, ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
@@ -269,18 +270,9 @@ function hasProductStructure(document: DomDocument): boolean {
 const DOCUMENTATION_HOST = /^(docs|developers?|learn)\./i;
 const DOCUMENTATION_PATH = /\/(docs?|documentation|manual|handbook|reference|api)(\/|$)/i;
 
-/** The page's address, when it is a web page's: a file read from disk says nothing by its path. */
-function webAddress(url: string | undefined): URL | null {
-  if (!url || !/^https?:/i.test(url)) return null;
-  try {
-    return new URL(url);
-  } catch {
-    return null;
-  }
-}
-
+// A file read from disk says nothing by its path: only a web page's address is read.
 function isDocumentationUrl(url: string | undefined): boolean {
-  const address = webAddress(url);
+  const address = httpAddress(url);
   return address !== null && (DOCUMENTATION_HOST.test(address.hostname) || DOCUMENTATION_PATH.test(address.pathname));
 }
 
@@ -291,7 +283,7 @@ function isDocumentationUrl(url: string | undefined): boolean {
  * that declares itself an article keeps that type (a site may mean its one big story).
  */
 function isFrontPageUrl(url: string | undefined): boolean {
-  return webAddress(url)?.pathname === '/';
+  return httpAddress(url)?.pathname === '/';
 }
 
 const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';

@@ -40,6 +40,17 @@ export function normalizeHttpUrl(input: string, base?: string | URL): string | n
   }
 }
 
+/** An http(s) address as a URL, resolved against base when one is given; null for anything else. */
+export function httpAddress(href: string | undefined, base?: string | URL): URL | null {
+  if (href === undefined) return null;
+  try {
+    const url = new URL(href, base);
+    return isHttpUrl(url) ? url : null;
+  } catch {
+    return null;
+  }
+}
+
 export function isHttpUrl(url: string | URL): boolean {
   const protocol = typeof url === 'string' ? safeProtocol(url) : url.protocol;
   return protocol === 'http:' || protocol === 'https:';

@@ -472,10 +472,18 @@ export function removeHeadingPermalinks(content: DomElement): void {
 
 /**
  * A list item without text (a picture, an icon, a colour swatch) reads as a bullet with nothing after
- * it, in the text and in markdown.
+ * it, in the text and in markdown; so does an item that opens with a block without text (a card's
+ * picture above its name), whose text then starts on the next line. Both are taken out.
  */
-export function removeEmptyListItems(content: DomElement): void {
+export function tidyListItems(content: DomElement): void {
   removeElementsByWholeText(content, 'li', /^$/, 0);
+  for (const item of content.querySelectorAll('li')) {
+    for (let node = item.firstChild; node && normalizeSpace(node.textContent) === ''; ) {
+      const next = node.nextSibling;
+      if (node.nodeType === ELEMENT_NODE) node.remove();
+      node = next;
+    }
+  }
 }
 
 /** A block's text this long, repeated word for word, is the same block shown twice. */

@@ -15,11 +15,11 @@ import {
   cutAtCommentsHeading,
   removeBoilerplateElements,
   removeCallsToAction,
-  removeEmptyListItems,
   removeHeadingPermalinks,
   removeHiddenByUtilityClass,
   pruneExtractedContent,
   removeRepeatedBlocks,
+  tidyListItems,
 } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
@@ -98,7 +98,7 @@ function contentOf(element: DomElement | null): Content {
   if (element) {
     removeCallsToAction(element);
     removeHeadingPermalinks(element);
-    removeEmptyListItems(element);
+    tidyListItems(element);
   }
   const html = element?.innerHTML ?? '';
   return { html, text: html ? htmlToText(html) : '' };

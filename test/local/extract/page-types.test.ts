@@ -638,6 +638,23 @@ test('list items without text (colour swatches as pictures) leave no empty bulle
   t.notRegex(markdown, emptyBullet);
 });
 
+test("a list item that opens with an icon's block keeps its text on its bullet's line", (t) => {
+  const features = ['Waterproof upper', 'Rock plate', 'Recycled laces'];
+  const cards = CATEGORY_ITEMS.map(
+    ([name, price], index) =>
+      `<li class="product-tile"><a href="/p/${index}"><h3>${name}</h3></a><span class="price">${price}</span><ul class="features">${features
+        .map((feature) => `<li><div class="icon"><img src="/i/check.svg" alt=""></div>${feature}</li>`)
+        .join('')}</ul></li>`,
+  );
+  const grid = page('<title>Running shoes | Sport Shop</title>', `<main><h1>Running shoes</h1><ul class="product-grid">${cards.join('')}</ul></main>`);
+  const { text } = extractHtml(grid, 'https://sport.example/c/running-shoes');
+  t.notRegex(text, /^\s*[-*+]\s*$/m);
+  for (const feature of features) t.regex(text, new RegExp(`^\\s*\\* ${feature}$`, 'm'), feature);
+});
+
+
+
+
 const LEAD_STORY = [
   'The harbour authority approved the new ferry terminal on Monday after a debate that ran late into the night, ending two years of hearings.',
   'Work on the quay begins in autumn, and the first crossings from the new berth are planned for the summer after next, weather permitting.',

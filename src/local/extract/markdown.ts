@@ -78,7 +78,12 @@ turndown.addRule('link', {
     // An anchor around a block is split by the parser, and leaves an empty copy of itself behind.
     if (!content.trim()) return '';
     const destination = linkDestination((node as unknown as MarkupNode).getAttribute?.('href') ?? '');
-    return destination === null ? content : `[${content}](${destination})`;
+    if (destination === null) return content;
+    // A link around blocks (a card's picture, heading and text) cannot wrap them: markdown's link
+    // text is inline, and "[" and "](…)" on lines of their own read as text. The link goes on the
+    // first line of text instead, after its heading marker.
+    if (content.includes('\n')) return content.replace(/^([ \t]*(?:#{1,6} )?)(\S.*)$/m, (_, marker: string, line: string) => `${marker}[${line}](${destination})`);
+    return `[${content}](${destination})`;
   },
 });
 

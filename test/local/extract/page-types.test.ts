@@ -652,6 +652,18 @@ test("a list item that opens with an icon's block keeps its text on its bullet's
   for (const feature of features) t.regex(text, new RegExp(`^\\s*\\* ${feature}$`, 'm'), feature);
 });
 
+test("markdown puts a card's link around its picture and heading on the heading's line", (t) => {
+  const grid = page(
+    '<title>Running shoes | Sport Shop</title>',
+    `<main><h1>Running shoes</h1><ul class="product-grid">${CATEGORY_ITEMS.map(
+      ([name, price, blurb], index) =>
+        `<li class="product-tile"><a href="/p/${index}"><img src="/i/${index}.jpg" alt=""><h3>${name}</h3></a><span class="price">${price}</span><p>${blurb}</p></li>`,
+    ).join('')}</ul></main>`,
+  );
+  const { markdown = '' } = extractHtml(grid, 'https://sport.example/c/running-shoes', { markdown: true });
+  for (const [name = ''] of CATEGORY_ITEMS) t.true(markdown.includes(`### [${name}](https://sport.example/p/`), name);
+  t.notRegex(markdown, /^\s*(?:[-*+]\s+)?\[\s*$/m, 'no "[" left alone on a line');
+});
 
 
 

@@ -277,14 +277,20 @@ function isDocumentationUrl(url: string | undefined): boolean {
 }
 
 /**
- * A site's front page (the path /, whatever its query) lists what the site holds: a news site's
- * lead stories, a blog's latest posts, a shop's departments, a service's sections. Its prose is its
- * teasers', not one article's: Readability would keep the teaser with the most text. A front page
- * that declares itself an article keeps that type (a site may mean its one big story).
+ * A site's front page (the path /) lists what the site holds: a news site's lead stories, a blog's
+ * latest posts, a shop's departments, a service's sections. Its prose is its teasers', not one
+ * article's: Readability would keep the teaser with the most text. A front page that declares itself
+ * an article keeps that type (a site may mean its one big story). Its query may say how the visitor
+ * came or which page of the list this is; any other parameter may name one post (WordPress's
+ * "/?p=123"), and then the address says nothing.
  */
 function isFrontPageUrl(url: string | undefined): boolean {
-  return httpAddress(url)?.pathname === '/';
+  const address = httpAddress(url);
+  return address?.pathname === '/' && [...address.searchParams.keys()].every((name) => FRONT_PAGE_PARAMETER.test(name));
 }
+
+/** Query parameters of a front page's own address: tracking, and the page of its list. */
+const FRONT_PAGE_PARAMETER = /^(?:utm_[a-z0-9_]*|gclid|fbclid|msclkid|srsltid|ref|source|page|paged|start|start_from|offset)$/i;
 
 const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';
 const MIN_CODE_BLOCKS = 2;

@@ -700,6 +700,11 @@ test("a site's front page is read as a listing of its stories, not as the lead s
   }
 });
 
+test("a post at the site's root by its query (WordPress's /?p=123) is no front page", (t) => {
+  t.is(extractHtml(FRONT_PAGE, 'https://harbour-times.example/?p=123').pageType, 'article');
+  t.is(extractHtml(FRONT_PAGE, 'https://harbour-times.example/?page=2&utm_source=mail').pageType, 'listing');
+});
+
 test('a front page that declares itself an article keeps that type', (t) => {
   const declared = FRONT_PAGE.replace('<title>', '<meta property="og:type" content="article"><title>');
   t.is(extractHtml(declared, 'https://harbour-times.example/').pageType, 'article');

@@ -72,6 +72,24 @@ turndown.addRule('heading', {
   },
 });
 
+/** A line of text, its heading marker apart: not a fence, a table row, a quote or a list item's marker. */
+const PLAIN_LINE = /^([ \t]*(?:#{1,6} )?)(?![`~|>]|[-+*] |\d{1,9}[.)] )(\S.*)$/;
+const FENCE = /^[ \t]*(?:`{3,}|~{3,})/;
+
+/** The block's markdown with its first plain line, outside code fences, as the link's text. */
+function linkFirstPlainLine(content: string, destination: string): string {
+  const lines = content.split('\n');
+  let inFence = false;
+  for (const [index, line] of lines.entries()) {
+    if (FENCE.test(line)) inFence = !inFence;
+    const plain = inFence ? null : PLAIN_LINE.exec(line);
+    if (!plain) continue;
+    lines[index] = `${plain[1]}[${plain[2]}](${destination})`;
+    return lines.join('\n');
+  }
+  return content;
+}
+
 turndown.addRule('link', {
   filter: (node) => node.nodeName === 'A' && node.getAttribute('href') !== null,
   replacement: (content, node) => {
@@ -81,8 +99,9 @@ turndown.addRule('link', {
     if (destination === null) return content;
     // A link around blocks (a card's picture, heading and text) cannot wrap them: markdown's link
     // text is inline, and "[" and "](…)" on lines of their own read as text. The link goes on the
-    // first line of text instead, after its heading marker.
-    if (content.includes('\n')) return content.replace(/^([ \t]*(?:#{1,6} )?)(\S.*)$/m, (_, marker: string, line: string) => `${marker}[${line}](${destination})`);
+    // first line of text instead, after its heading marker (not on a code fence, a table row, a
+    // quote or a list item's marker).
+    if (content.includes('\n')) return linkFirstPlainLine(content, destination);
     return `[${content}](${destination})`;
   },
 });

@@ -652,6 +652,13 @@ test("a list item that opens with an icon's block keeps its text on its bullet's
   for (const feature of features) t.regex(text, new RegExp(`^\\s*\\* ${feature}$`, 'm'), feature);
 });
 
+test('markdown never puts a link around blocks inside a code fence or on a list marker', (t) => {
+  const markdown = htmlToMarkdown('<a href="/setup"><pre>npm install tide</pre><ul><li>Node 20</li></ul><h3>Install</h3></a>', 'https://tide.example/');
+  t.true(markdown.includes('```\nnpm install tide\n```'), markdown);
+  t.true(markdown.includes('-   Node 20'), markdown);
+  t.true(markdown.includes('### [Install](https://tide.example/setup)'), markdown);
+});
+
 test("markdown puts a card's link around its picture and heading on the heading's line", (t) => {
   const grid = page(
     '<title>Running shoes | Sport Shop</title>',

@@ -476,8 +476,11 @@ export function removeHeadingPermalinks(content: DomElement): void {
  * picture above its name), whose text then starts on the next line. Both are taken out.
  */
 export function tidyListItems(content: DomElement): void {
-  removeElementsByWholeText(content, 'li', /^$/, 0);
-  for (const item of content.querySelectorAll('li')) {
+  for (const item of [...content.querySelectorAll('li')]) {
+    if (normalizeSpace(item.textContent) === '') {
+      item.remove();
+      continue;
+    }
     for (let node = item.firstChild; node && normalizeSpace(node.textContent) === ''; ) {
       const next = node.nextSibling;
       if (node.nodeType === ELEMENT_NODE) node.remove();

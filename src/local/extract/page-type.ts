@@ -6,7 +6,7 @@
  * page's structure decides when it declares nothing useful: repeated post blocks that carry an
  * author or a date, a price beside a buy button, repeated linked items, code blocks.
  */
-import { httpAddress } from '../fetch/url.js';
+import { httpAddress, isTrackingParameter } from '../fetch/url.js';
 import type { PageType } from '../types.js';
 import { CJK, ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
@@ -286,11 +286,14 @@ function isDocumentationUrl(url: string | undefined): boolean {
  */
 function isFrontPageUrl(url: string | undefined): boolean {
   const address = httpAddress(url);
-  return address?.pathname === '/' && [...address.searchParams.keys()].every((name) => FRONT_PAGE_PARAMETER.test(name));
+  return address?.pathname === '/' && [...address.searchParams.keys()].every((name) => isTrackingParameter(name) || FRONT_PAGE_PARAMETER.test(name));
 }
 
-/** Query parameters of a front page's own address: tracking, and the page of its list. */
-const FRONT_PAGE_PARAMETER = /^(?:utm_[a-z0-9_]*|gclid|fbclid|msclkid|srsltid|ref|source|page|paged|start|start_from|offset)$/i;
+/**
+ * Beside the tracking parameters the index drops: the page of the list, and the referrals that
+ * shops and search engines add (Google's srsltid, ref, source).
+ */
+const FRONT_PAGE_PARAMETER = /^(?:srsltid|ref|source|page|paged|start|start_from|offset)$/i;
 
 const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';
 const MIN_CODE_BLOCKS = 2;

@@ -10,6 +10,10 @@ export { hostWithoutWww, isWithinSite };
 /** Query parameters that only say how a visitor arrived; they never change what a page shows. */
 const TRACKING_PARAMETER = /^(utm_[a-z0-9_]*|gclid|gclsrc|dclid|fbclid|msclkid|yclid|mc_cid|mc_eid|igshid|_ga|_gl)$/i;
 
+export function isTrackingParameter(name: string): boolean {
+  return TRACKING_PARAMETER.test(name);
+}
+
 /** RFC 3986 §2.3: percent-escapes of these are equivalent to the character itself. */
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
@@ -78,7 +82,7 @@ function normalizeQuery(search: string): string {
     .split('&')
     .filter((parameter) => parameter !== '')
     .map((parameter) => normalizePercentEscapes(parameter))
-    .filter((parameter) => !TRACKING_PARAMETER.test(parameterName(parameter)));
+    .filter((parameter) => !isTrackingParameter(parameterName(parameter)));
   if (parameters.length === 0) return '';
   const sorted = parameters
     .map((parameter, position) => ({ parameter, position, name: parameterName(parameter) }))

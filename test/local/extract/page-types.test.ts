@@ -672,8 +672,6 @@ test("markdown puts a card's link around its picture and heading on the heading'
   t.notRegex(markdown, /^\s*(?:[-*+]\s+)?\[\s*$/m, 'no "[" left alone on a line');
 });
 
-
-
 const LEAD_STORY = [
   'The harbour authority approved the new ferry terminal on Monday after a debate that ran late into the night, ending two years of hearings.',
   'Work on the quay begins in autumn, and the first crossings from the new berth are planned for the summer after next, weather permitting.',

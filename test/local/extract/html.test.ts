@@ -298,6 +298,26 @@ test("a table whose cells have no <tr> (old hand-written pages) keeps its text, 
   t.regex(extracted.markdown ?? '', /\| Term begins \| After the summer holidays, in the month of Shawwal \|/);
 });
 
+test('a table reads row by row: a layout table\'s columns do not interleave, and a data row is one line', (t) => {
+  const columns = [
+    'The village hall was built in 1902 by subscription, and it has served as school, chapel and dance hall since then.',
+    'The committee meets on the first Monday of each month, and anyone who lives in the parish may come and speak there.',
+  ];
+  const notes = 'Bookings for the winter season open in September; the hall seats one hundred and twenty people at tables.';
+  const html = `<html><head><title>The village hall</title></head><body><div id="menu"><a href="/">Home</a> <a href="/events">Events</a></div>
+    <div class="story"><h1>The village hall</h1>
+    <table width="760"><tr><td valign="top"><p>${columns[0]}</p><p>${notes}</p></td><td valign="top"><p>${columns[1]}</p></td></tr></table>
+    <table class="facts"><caption>Hall at a glance</caption><tr><th>Seats</th><td>120</td></tr><tr><th>Kitchen</th><td>Gas cooker, two ovens</td></tr></table>
+    </div></body></html>`;
+  const extracted = extractHtml(html, 'https://village.example/hall');
+  // A grid wraps each cell at 60 characters and sets the columns side by side: no sentence would be whole.
+  for (const sentence of [...columns, notes]) t.true(extracted.text.includes(sentence), sentence);
+  t.true(extracted.text.indexOf(notes) < extracted.text.indexOf(columns[1]!), 'the first column before the second');
+  t.regex(extracted.text, /^Hall at a glance$/m);
+  t.regex(extracted.text, /^Seats 120$/m);
+  t.regex(extracted.text, /^Kitchen Gas cooker, two ovens$/m);
+});
+
 test("a short post whose one long comment outweighs it keeps the post, and the comment stays out", (t) => {
   const post = 'A colleague sent me a line worth keeping: quiet and slowness are where thinking happens, and a day without either is a day of reacting.';
   const comment = [

@@ -1,8 +1,8 @@
 /**
  * A thread's region, cleaned of what a forum repeats beside every post: quotes of earlier posts, the
- * author's figures, rank and badges, and the row of actions under each post; and, in a Q&A thread,
- * the comments under the question and the answers. The posts themselves, with their author and date
- * lines, stay.
+ * author's figures, rank and badges, the row of actions and the edit note under each post; and, in a
+ * Q&A thread, the comments under the question and the answers. The posts themselves, with their
+ * author and date lines, stay.
  */
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomElement } from './dom.js';
@@ -12,6 +12,7 @@ export function cleanThread(region: DomElement): void {
   removeMemberStatistics(region);
   removeMemberRanks(region);
   removePostActions(region);
+  removeEditNotes(region);
   removeCommentsUnderAnswers(region);
 }
 
@@ -96,6 +97,20 @@ const MAX_ACTION_LENGTH = 24;
 /** The buttons and links under each post (reply, quote, report, like with its count) go. */
 function removePostActions(region: DomElement): void {
   removeElementsByWholeText(region, 'a, button, li, span', POST_ACTION, MAX_ACTION_LENGTH);
+}
+
+/**
+ * A post's edit note as its whole text: XenForo's "Last edited: Jul 9, 2022", phpBB's "Last edited by
+ * Jo on Tue Aug 27, 2019 10:03 pm, edited 1 time in total.", FluxBB's "Last edited by jo (2024-08-03
+ * 11:02:20)". It dates a change to the post; it is not the post.
+ */
+const EDIT_NOTE = /^last edited\b/i;
+/** Longer than this, an element is more than the note: a post that starts with those words. */
+const MAX_EDIT_NOTE_LENGTH = 140;
+
+/** A post's edit note goes when it carries the date of the edit. */
+function removeEditNotes(region: DomElement): void {
+  removeElementsByWholeText(region, 'div, p, span, em, i, small, dd, li', EDIT_NOTE, MAX_EDIT_NOTE_LENGTH, (note) => !DATE_OR_TIME.test(normalizeSpace(note.textContent)));
 }
 
 const itemType = (element: DomElement) => element.getAttribute('itemtype') ?? '';

@@ -72,9 +72,14 @@ test("a member's figures beside each post stay out; the author's name and the po
   t.false(extracted.text.includes('Bristol'));
 });
 
-/** The thread with each match of `pattern` replaced, extracted: every post must stay, with its author and date line. */
+/** The thread with each match of `pattern` replaced, extracted (see extractedThread). */
 function threadWith(t: ExecutionContext, pattern: RegExp, replacement: string): string {
-  const extracted = extractHtml(THREAD.replace(pattern, replacement), 'https://forum.example/threads/starter-stopped-rising.42/');
+  return extractedThread(t, THREAD.replace(pattern, replacement));
+}
+
+/** The thread's page, changed, extracted: every post must stay, with its author and date line. */
+function extractedThread(t: ExecutionContext, html: string): string {
+  const extracted = extractHtml(html, 'https://forum.example/threads/starter-stopped-rising.42/');
   t.is(extracted.pageType, 'forum');
   for (const [author, , shown, text] of POSTS) {
     t.true(extracted.text.includes(text));
@@ -92,6 +97,20 @@ test("a member's figures written as lines (Posts: 1,204) stay out, as in a defin
 test('the actions under each post (reply, quote, report, a like count) stay out', (t) => {
   const actions = '<ul class="post-controls"><li><span>Reply</span></li><li><button type="button">Quote</button></li><li><span>Report</span></li><li><span>3 Likes</span></li></ul>';
   t.notRegex(threadWith(t, /<div class="message-actions">.*?<\/div>/g, actions), /\b(Reply|Quote|Report|3 Likes)\b/);
+});
+
+test("a post's edit note stays out; a post that starts with the same words stays in", (t) => {
+  const notes = [
+    '<div class="message-lastEdit">Last edited: <time datetime="2024-03-06T09:00:00Z">Mar 6, 2024</time></div>',
+    '<div class="notice">Last edited by marta_k on Wed Mar 06, 2024 9:00 am, edited 2 times in total.</div>',
+    '<p class="lastedit"><em>Last edited by marta_k (2024-03-06 09:00:12)</em></p>',
+  ];
+  let index = 0;
+  const withNotes = THREAD.replace(/<div class="message-actions">/g, (actions) => `${notes[index++ % notes.length]}${actions}`);
+  t.notRegex(extractedThread(t, withNotes), /Last edited/);
+  // Without a date it is no note: a post may open with those words.
+  const post = 'Last edited this recipe for the third time, and the loaf finally rose.';
+  t.true(threadWith(t, /<div class="message-actions">/, `<p>${post}</p><div class="message-actions">`).includes(post));
 });
 
 test("a member's rank and badges beside each post stay out; the author's name and the post's date stay in", (t) => {

@@ -288,6 +288,18 @@ export function normalizeSpace(text: string | null | undefined): string {
   return (text ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
 }
 
+/**
+ * The text of a string written for machines that may hold HTML anyway: JSON-LD strings are not HTML,
+ * yet publishers often leave entities (&#8217;, &reg;) and even tags in them (a product description's
+ * <p> and <br>). A tag parts words, as on a page; entities are read as HTML reads them.
+ */
+export function textOfMarkupString(document: DomDocument, text: string): string {
+  if (!/[&<]/.test(text)) return text;
+  const holder = document.createElement('div');
+  holder.innerHTML = text.replace(/<[^>]*>/g, ' ');
+  return normalizeSpace(holder.textContent);
+}
+
 /** Inline elements that hold text of their own (not <br>, <img>, <wbr>), and labels. */
 const TEXT_INLINE_ELEMENTS = new Set([...INLINE_ELEMENTS, 'LABEL'].filter((name) => !['BR', 'IMG', 'WBR'].includes(name)));
 /** Subtrees whose spacing is the author's to the character. */

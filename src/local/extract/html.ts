@@ -95,7 +95,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
   const pageType = detectPageType({ document, jsonLd, url });
-  const content = isChallenge ? { html: '', text: '' } : withTypeFacts(extractContent(document, html, url, metadata.title, pageType), pageType, jsonLd);
+  const content = isChallenge ? { html: '', text: '' } : withTypeFacts(extractContent(document, html, url, metadata.title, pageType), pageType, jsonLd, document);
   return {
     title: metadata.title,
     author: metadata.author,
@@ -126,8 +126,8 @@ function contentOf(element: DomElement | null): Content {
 }
 
 /** What the page's type states outside its visible markup: a product's JSON-LD facts. */
-function withTypeFacts(content: Content, pageType: PageType, jsonLd: unknown[]): Content {
-  const facts = pageType === 'product' ? productFacts(jsonLd) : null;
+function withTypeFacts(content: Content, pageType: PageType, jsonLd: unknown[], document: DomDocument): Content {
+  const facts = pageType === 'product' ? productFacts(jsonLd, document) : null;
   if (!facts) return content;
   const text = withProductFacts(content.text, facts);
   if (text === content.text) return content;

@@ -8,7 +8,7 @@
  */
 import { utcMilliseconds } from '../../util/dates.js';
 import { httpAddress } from '../fetch/url.js';
-import { normalizeSpace, type DomDocument, type DomElement } from './dom.js';
+import { normalizeSpace, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { detectLanguageFromScript } from './language.js';
 import { pageEntities, readJsonLdScripts, schemaTypes, type JsonObject } from './json-ld.js';
 
@@ -148,21 +148,10 @@ function firstString(objects: JsonObject[], keys: string[]): string | null {
 // ---------------------------------------------------------------------------------------------
 // Title
 
-/**
- * JSON-LD strings are not HTML, yet publishers often leave entities (&#8217;) and even tags in them;
- * reading the string as HTML undoes both.
- */
-function decodeEntities(document: DomDocument, text: string): string {
-  if (!/[&<]/.test(text)) return text;
-  const holder = document.createElement('div');
-  holder.innerHTML = text;
-  return holder.textContent ?? text;
-}
-
 function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags): string | null {
   const structured = firstString(jsonLd.articles, ['headline', 'name']) ?? firstString(jsonLd.pages, ['headline', 'name']);
   const title =
-    normalizeSpace(structured === null ? '' : decodeEntities(document, structured)) ||
+    normalizeSpace(structured === null ? '' : textOfMarkupString(document, structured)) ||
     meta.content([['property', 'og:title'], ['name', 'og:title'], ['name', 'twitter:title']]) ||
     normalizeSpace(document.querySelector('title')?.textContent) ||
     normalizeSpace(document.querySelector('h1')?.textContent);
@@ -216,7 +205,7 @@ function findAuthor(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags
     firstContentOf(document.querySelectorAll('a[rel="author" i]'));
   // article:author is often a profile URL rather than a name.
   if (!author || author.length > MAX_AUTHOR_LENGTH || /^https?:\/\//i.test(author)) return null;
-  return decodeEntities(document, author);
+  return textOfMarkupString(document, author);
 }
 
 // ---------------------------------------------------------------------------------------------

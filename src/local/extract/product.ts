@@ -3,14 +3,15 @@
  * often render these from script, so the visible markup can lack what the structured data holds.
  */
 import { markupWords } from './boilerplate.js';
-import { hasAncestor, normalizeSpace, type DomElement } from './dom.js';
+import { hasAncestor, normalizeSpace, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
 
-function text(value: unknown): string {
-  if (typeof value === 'string') return normalizeSpace(value.replace(/<[^>]*>/g, ' '));
+/** A JSON-LD value as text: a string (entities and tags read as HTML), a number, or an object's name. */
+function textOf(document: DomDocument, value: unknown): string {
+  if (typeof value === 'string') return normalizeSpace(textOfMarkupString(document, value));
   if (typeof value === 'number') return String(value);
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return text((value as JsonObject).name);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return textOf(document, (value as JsonObject).name);
   return '';
 }
 
@@ -18,7 +19,7 @@ function asObjects(value: unknown): JsonObject[] {
   return ([] as unknown[]).concat(value ?? []).filter((item): item is JsonObject => item !== null && typeof item === 'object' && !Array.isArray(item));
 }
 
-function priceLine(offers: unknown): string {
+function priceLine(offers: unknown, text: (value: unknown) => string): string {
   for (const offer of asObjects(offers)) {
     const price = text(offer.price) || text(offer.lowPrice);
     if (price) return `Price: ${[price, text(offer.priceCurrency)].filter(Boolean).join(' ')}`;
@@ -34,15 +35,16 @@ export interface ProductFacts {
 }
 
 /** The facts of the page's own product (its first Product entity); null when it declares none. */
-export function productFacts(jsonLd: unknown[]): ProductFacts | null {
+export function productFacts(jsonLd: unknown[], document: DomDocument): ProductFacts | null {
   const product = pageEntities(jsonLd).find((entity) => schemaTypes(entity).some((type) => PRODUCT_SCHEMA_TYPES.has(type)));
   if (!product) return null;
+  const text = (value: unknown) => textOf(document, value);
   const specification = asObjects(product.additionalProperty)
     .map((property) => [text(property.name), text(property.value)])
     .filter(([name, value]) => name && value)
     .map(([name, value]) => `${name}: ${value}`);
   const brand = text(product.brand);
-  return { lines: [text(product.name), text(product.description), brand && `Brand: ${brand}`, ...specification].filter(Boolean), price: priceLine(product.offers) };
+  return { lines: [text(product.name), text(product.description), brand && `Brand: ${brand}`, ...specification].filter(Boolean), price: priceLine(product.offers, text) };
 }
 
 /** Shorter lines are labels that the visible text may state in its own words. */

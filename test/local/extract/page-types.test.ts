@@ -312,6 +312,15 @@ test('a product page keeps name, price, specification table and list, and its JS
   t.notRegex(extracted.text, /Hand grinder|Scale with timer|€59\.00/);
 });
 
+test("a product's JSON-LD facts read as HTML reads them: entities decoded, tags parting words", (t) => {
+  const description = 'Grindwell&reg; burrs keep their edge for &gt;10,000 shots.<br>Each grinder is tested at the factory&#8217;s own bench.';
+  const html = PRODUCT.replace(JSON.stringify(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD), JSON.stringify(description));
+  const extracted = extractHtml(html, 'https://kitchen.example/p/bg-54');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes('Grindwell® burrs keep their edge for >10,000 shots. Each grinder is tested at the factory’s own bench.'), extracted.text);
+  t.notRegex(extracted.text, /&(reg|gt|#8217);|<br>/);
+});
+
 const CATEGORY_ITEMS = [
   ['Trail shoe Ridge 3', '€129.95', 'Grippy outsole for wet rock and mud, 8 mm drop.'],
   ['Road shoe Glide 10', '€149.00', 'Soft foam midsole for long runs on pavement.'],

@@ -470,12 +470,17 @@ export function removeHeadingPermalinks(content: DomElement): void {
   removeElementsByWholeText(content, 'a[href*="#"]', PERMALINK_MARK, 2);
 }
 
+/** Elements that neither the text nor the markdown shows: their text is code or a style sheet. */
+const UNSHOWN_ELEMENTS = 'script, style, template';
+
 /**
  * A list item without text (a picture, an icon, a colour swatch) reads as a bullet with nothing after
  * it, in the text and in markdown; so does an item that opens with a block without text (a card's
- * picture above its name), whose text then starts on the next line. Both are taken out.
+ * picture above its name), whose text then starts on the next line. Both are taken out. Text that
+ * is never shown does not count: an item holding only a carousel card's <style> is empty.
  */
 export function tidyListItems(content: DomElement): void {
+  for (const element of [...content.querySelectorAll(UNSHOWN_ELEMENTS)]) element.remove();
   for (const item of [...content.querySelectorAll('li')]) {
     if (normalizeSpace(item.textContent) === '') {
       item.remove();

@@ -655,7 +655,10 @@ test("a shop's product cards classed by their taxonomy (WooCommerce's product_ta
 });
 
 test('list items without text (colour swatches as pictures) leave no empty bullet in the text or the markdown', (t) => {
-  const swatches = '<ul class="colours"><li><img src="/s/red.png" alt="Red"></li><li><a href="?colour=blue"><img src="/s/blue.png" alt="Blue"></a></li></ul>';
+  // A style sheet's text is never shown: an item holding one is as empty.
+  const swatches =
+    '<ul class="colours"><li><img src="/s/red.png" alt="Red"></li><li><a href="?colour=blue"><img src="/s/blue.png" alt="Blue"></a></li>' +
+    '<li><style>#swatch-green { background: #0a0; border-radius: 50%; }</style><span id="swatch-green"></span></li></ul>';
   const withSwatches = CATEGORY.replace(/<\/a><span class="price">/g, `</a>${swatches}<span class="price">`);
   t.is(withSwatches.split(swatches).length - 1, CATEGORY_ITEMS.length);
   const text = listingText(t, withSwatches);

@@ -474,13 +474,19 @@ export function removeHeadingPermalinks(content: DomElement): void {
 const UNSHOWN_ELEMENTS = 'script, style, template';
 
 /**
+ * Removes what the content holds but never shows, so that what measures its text counts only what a
+ * reader gets: a carousel card's <style> made its list item look like one with text.
+ */
+export function removeUnshownElements(content: DomElement): void {
+  for (const element of [...content.querySelectorAll(UNSHOWN_ELEMENTS)]) element.remove();
+}
+
+/**
  * A list item without text (a picture, an icon, a colour swatch) reads as a bullet with nothing after
  * it, in the text and in markdown; so does an item that opens with a block without text (a card's
- * picture above its name), whose text then starts on the next line. Both are taken out. Text that
- * is never shown does not count: an item holding only a carousel card's <style> is empty.
+ * picture above its name), whose text then starts on the next line. Both are taken out.
  */
 export function tidyListItems(content: DomElement): void {
-  for (const element of [...content.querySelectorAll(UNSHOWN_ELEMENTS)]) element.remove();
   for (const item of [...content.querySelectorAll('li')]) {
     if (normalizeSpace(item.textContent) === '') {
       item.remove();

@@ -17,6 +17,7 @@ import {
   removeCallsToAction,
   removeHeadingPermalinks,
   removeHiddenByUtilityClass,
+  removeUnshownElements,
   pruneExtractedContent,
   removeRepeatedBlocks,
   tidyListItems,
@@ -119,6 +120,7 @@ function contentOf(element: DomElement | null): Content {
   if (element) {
     removeCallsToAction(element);
     removeHeadingPermalinks(element);
+    removeUnshownElements(element);
     tidyListItems(element);
   }
   const html = element?.innerHTML ?? '';

@@ -470,12 +470,17 @@ export function removeHeadingPermalinks(content: DomElement): void {
   removeElementsByWholeText(content, 'a[href*="#"]', PERMALINK_MARK, 2);
 }
 
-/** Elements that neither the text nor the markdown shows: their text is code or a style sheet. */
-const UNSHOWN_ELEMENTS = 'script, style, template';
+/**
+ * Elements whose text a reader never sees: code and style sheets, and the fallback a browser shows
+ * only when it cannot play a video or sound, draw a canvas or load a frame ("Your browser does not
+ * support the video tag").
+ */
+const UNSHOWN_ELEMENTS = 'script, style, template, video, audio, canvas, iframe';
 
 /**
- * Removes what the content holds but never shows, so that what measures its text counts only what a
- * reader gets: a carousel card's <style> made its list item look like one with text.
+ * Removes what the content holds but never shows, so that neither the text nor the markdown carries
+ * it, and what measures the content's text counts only what a reader gets: a carousel card's <style>
+ * made its list item look like one with text.
  */
 export function removeUnshownElements(content: DomElement): void {
   for (const element of [...content.querySelectorAll(UNSHOWN_ELEMENTS)]) element.remove();

@@ -77,7 +77,7 @@ const WHOLE_PAGE_OPTIONS: HtmlToTextOptions = {
   baseElements: { selectors: ['body'] },
   selectors: [
     ...(TEXT_OPTIONS.selectors ?? []),
-    ...['nav', 'header', 'footer', 'aside', 'form', 'script', 'style', 'noscript', 'template', 'svg'].map((selector) => ({
+    ...['nav', 'header', 'footer', 'aside', 'form', 'script', 'style', 'noscript', 'template', 'svg', 'video', 'audio', 'canvas', 'iframe'].map((selector) => ({
       selector,
       format: 'skip',
     })),

@@ -471,11 +471,12 @@ export function removeHeadingPermalinks(content: DomElement): void {
 }
 
 /**
- * Elements whose text a reader never sees: code and style sheets, and the fallback a browser shows
- * only when it cannot play a video or sound, draw a canvas or load a frame ("Your browser does not
- * support the video tag").
+ * Elements whose text a reader never sees: code and style sheets, what a browser shows only without
+ * scripts (a page whose <noscript> holds its content has had it revealed before this), and the
+ * fallback shown only when a video or sound cannot play, a canvas cannot draw or a frame cannot load
+ * ("Your browser does not support the video tag").
  */
-const UNSHOWN_ELEMENTS = 'script, style, template, video, audio, canvas, iframe';
+const UNSHOWN_ELEMENTS = 'script, style, template, noscript, video, audio, canvas, iframe';
 
 /**
  * Removes what the content holds but never shows, so that neither the text nor the markdown carries

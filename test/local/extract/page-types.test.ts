@@ -113,6 +113,11 @@ test("a post's edit note stays out; a post that starts with the same words stays
   t.true(threadWith(t, /<div class="message-actions">/, `<p>${post}</p><div class="message-actions">`).includes(post));
 });
 
+test("a <noscript> note in a thread stays out, as a browser with scripts shows none of it", (t) => {
+  const note = '<noscript><p>Please enable JavaScript to see reactions and the live reply count of this post.</p></noscript>';
+  t.notRegex(threadWith(t, /<div class="message-actions">/g, `${note}<div class="message-actions">`), /enable JavaScript/);
+});
+
 test("a member's rank and badges beside each post stay out; the author's name and the post's date stay in", (t) => {
   const ranks = '<div class="message-userDetails"><h5 class="userTitle message-userTitle">Well-known member</h5><div class="userBanner">Supporter</div></div>';
   t.notRegex(threadWith(t, BEFORE_BODY, `${ranks}<div class="message-body">`), /Well-known member|Supporter/);

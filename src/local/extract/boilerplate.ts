@@ -472,11 +472,12 @@ export function removeHeadingPermalinks(content: DomElement): void {
 
 /**
  * Elements whose text a reader never sees: code and style sheets, what a browser shows only without
- * scripts (a page whose <noscript> holds its content has had it revealed before this), and the
- * fallback shown only when a video or sound cannot play, a canvas cannot draw or a frame cannot load
- * ("Your browser does not support the video tag").
+ * scripts (a page whose <noscript> holds its content has had it revealed before this), the fallback
+ * shown only when a video or sound cannot play, a canvas cannot draw or a frame cannot load ("Your
+ * browser does not support the video tag"), and an SVG icon's title and description (a tooltip and
+ * a screen reader's words: "arrow-up", "Uber logo"). An SVG's drawn <text> stays.
  */
-const UNSHOWN_ELEMENTS = 'script, style, template, noscript, video, audio, canvas, iframe';
+const UNSHOWN_ELEMENTS = 'script, style, template, noscript, video, audio, canvas, iframe, svg title, svg desc';
 
 /**
  * Removes what the content holds but never shows, so that neither the text nor the markdown carries

@@ -318,20 +318,20 @@ test('a table reads row by row: a layout table\'s columns do not interleave, and
   t.regex(extracted.text, /^Kitchen Gas cooker, two ovens$/m);
 });
 
-test("a video's fallback text, shown only by a browser that cannot play it, stays out of the text and the markdown", (t) => {
+test("a video's fallback text and an icon's tooltip, which a reader does not see on the page, stay out of the text and the markdown", (t) => {
   const paragraphs = [
     'The ferry crossing takes forty minutes in calm weather, and the boats leave every half hour from the old harbour.',
     'Bicycles travel free on the lower deck, and the café on the upper deck serves hot food until the last crossing.',
     'In winter the timetable thins to one boat an hour, and the first crossing of the day is cancelled in high winds.',
   ];
   const html = `<html><head><title>Crossing to the island</title></head><body><div id="menu"><a href="/">Home</a></div>
-    <div class="story"><h1>Crossing to the island</h1><p>${paragraphs[0]}</p>
+    <div class="story"><h1>Crossing to the island</h1><p><svg viewBox="0 0 16 16"><title>ferry-icon</title><desc>A boat on waves</desc><path d="M0 8h16"/></svg> ${paragraphs[0]}</p>
     <video src="/media/crossing.mp4" controls>Your browser does not support the video tag.</video>
     <p>${paragraphs[1]}</p><audio src="/media/horn.mp3">Your browser cannot play this sound.</audio><p>${paragraphs[2]}</p></div></body></html>`;
   const extracted = extractHtml(html, 'https://ferry.example/crossing', { markdown: true });
   for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
-  t.notRegex(extracted.text, /does not support|cannot play/);
-  t.notRegex(extracted.markdown ?? '', /does not support|cannot play/);
+  t.notRegex(extracted.text, /does not support|cannot play|ferry-icon|boat on waves/);
+  t.notRegex(extracted.markdown ?? '', /does not support|cannot play|ferry-icon|boat on waves/);
 });
 
 test("a short post whose one long comment outweighs it keeps the post, and the comment stays out", (t) => {

@@ -21,6 +21,7 @@ import {
   pruneExtractedContent,
   removeRepeatedBlocks,
   tidyListItems,
+  UNSHOWN_TAGS,
 } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
@@ -77,7 +78,7 @@ const WHOLE_PAGE_OPTIONS: HtmlToTextOptions = {
   baseElements: { selectors: ['body'] },
   selectors: [
     ...(TEXT_OPTIONS.selectors ?? []),
-    ...['nav', 'header', 'footer', 'aside', 'form', 'script', 'style', 'noscript', 'template', 'svg', 'video', 'audio', 'canvas', 'iframe'].map((selector) => ({
+    ...['nav', 'header', 'footer', 'aside', 'form', 'svg', ...UNSHOWN_TAGS].map((selector) => ({
       selector,
       format: 'skip',
     })),

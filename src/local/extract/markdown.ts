@@ -218,7 +218,9 @@ function settleLineStartEscapes(markdown: string): string {
 /**
  * A GFM table needs a header row of header cells; a specification table often has none (or only a
  * header cell at the start of each row), and the plugin would leave it as HTML. Its first row then
- * stands as the header, so that every row stays a table row.
+ * stands as the header, so that every row stays a table row. Nothing may stand before the rows: a
+ * caption, which GFM has no place for, becomes the paragraph above the table, and column widths
+ * (<colgroup>) go; the plugin left a table with either as HTML.
  */
 function withHeaderRows(html: string): string {
   if (!/<table\b/i.test(html)) return html;
@@ -231,6 +233,8 @@ function withHeaderRows(html: string): string {
       unwrapTable(document, table);
       continue;
     }
+    moveCaptionAbove(document, table);
+    for (const columns of [...table.children].filter((child) => child.nodeName === 'COLGROUP' || child.nodeName === 'COL')) columns.remove();
     const firstRow = table.querySelector('tr');
     if (!firstRow || [...firstRow.children].every((cell) => cell.nodeName === 'TH')) continue;
     for (const cell of [...firstRow.children]) {
@@ -254,6 +258,15 @@ const TABLE_SECTIONS = new Set(['THEAD', 'TBODY', 'TFOOT']);
 function isDataTable(table: DomElement): boolean {
   const parts = [...table.children].flatMap((child) => (TABLE_SECTIONS.has(child.nodeName) ? [...child.children] : [child]));
   return parts.some((part) => part.nodeName === 'TR') && !parts.some((part) => part.nodeName === 'TABLE');
+}
+
+function moveCaptionAbove(document: DomDocument, table: DomElement): void {
+  const caption = [...table.children].find((child) => child.nodeName === 'CAPTION');
+  if (!caption) return;
+  const paragraph = document.createElement('p');
+  paragraph.innerHTML = caption.innerHTML;
+  table.parentNode?.insertBefore(paragraph, table);
+  caption.remove();
 }
 
 /** A layout table: its content stays, as a block. */

@@ -411,6 +411,15 @@ test("a heading's permalink mark (Sphinx's ¶, rustdoc's §, a #) is no text of 
   t.notRegex(markdown, /¶|\(#per-request\)|\(#configuring-retries\)/);
 });
 
+test('markdown of a table with a caption or column widths is a GFM table, its caption the line above, never HTML', (t) => {
+  const markdown = htmlToMarkdown(
+    '<table><caption>Fares from the old harbour</caption><colgroup><col width="120"><col width="80"></colgroup>' +
+      '<thead><tr><th>Fare</th><th>Price</th></tr></thead><tbody><tr><td>Single</td><td>2.10</td></tr><tr><td>Return</td><td>3.80</td></tr></tbody></table>',
+  );
+  t.regex(markdown, /^Fares from the old harbour\n\n\| Fare \| Price \|\n\| --- \| --- \|\n\| Single \| 2\.10 \|\n\| Return \| 3\.80 \|$/);
+  t.notRegex(markdown, /<(table|caption|col)/);
+});
+
 test('markdown of layout tables: a table straight inside a table, or one without rows, keeps its text and never throws', (t) => {
   // An HTML parser closes a table at a <table> start tag directly inside it, and moves a <div> out of
   // a table: turndown's parser then saw tables without rows, and its GFM plugin threw.

@@ -476,7 +476,7 @@ export function removeHeadingPermalinks(content: DomElement): void {
  * fallback shown only when a video or sound cannot play, a canvas cannot draw or a frame cannot load
  * ("Your browser does not support the video tag"). Bare tag names, which the DOM matches fastest.
  */
-export const UNSHOWN_TAGS = ['script', 'style', 'template', 'noscript', 'video', 'audio', 'canvas', 'iframe'];
+export const UNSHOWN_TAGS: readonly string[] = ['script', 'style', 'template', 'noscript', 'video', 'audio', 'canvas', 'iframe'];
 const UNSHOWN_ELEMENTS = UNSHOWN_TAGS.join(', ');
 /** An SVG icon's title and description: a tooltip and a screen reader's words ("arrow-up", "Uber logo"). */
 const SVG_LABELS = 'title, desc';

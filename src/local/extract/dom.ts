@@ -343,13 +343,13 @@ export function hasAncestor(element: DomElement, test: (ancestor: DomElement) =>
 /**
  * Removes the elements under `root` that match `selectors` and whose whole text, at most `maxLength`
  * characters, matches `pattern`: a label that is all an element says ("Learn more", "Reply",
- * "Posts: 4,032"), unless `keep` keeps it.
+ * "Posts: 4,032"), unless `keep` keeps it (given the element and its whole text, space-normalised).
  */
-export function removeElementsByWholeText(root: DomElement, selectors: string, pattern: RegExp, maxLength: number, keep?: (element: DomElement) => boolean): void {
+export function removeElementsByWholeText(root: DomElement, selectors: string, pattern: RegExp, maxLength: number, keep?: (element: DomElement, text: string) => boolean): void {
   for (const element of [...root.querySelectorAll(selectors)]) {
     if (!element.parentNode) continue;
     const text = normalizeSpace(element.textContent);
-    if (text.length <= maxLength && pattern.test(text) && !keep?.(element)) element.remove();
+    if (text.length <= maxLength && pattern.test(text) && !keep?.(element, text)) element.remove();
   }
 }
 

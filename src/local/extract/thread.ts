@@ -110,7 +110,7 @@ const MAX_EDIT_NOTE_LENGTH = 140;
 
 /** A post's edit note goes when it carries the date of the edit. */
 function removeEditNotes(region: DomElement): void {
-  removeElementsByWholeText(region, 'div, p, span, em, i, small, dd, li', EDIT_NOTE, MAX_EDIT_NOTE_LENGTH, (note) => !DATE_OR_TIME.test(normalizeSpace(note.textContent)));
+  removeElementsByWholeText(region, 'div, p, span, em, i, small, dd, li', EDIT_NOTE, MAX_EDIT_NOTE_LENGTH, (_note, text) => !DATE_OR_TIME.test(text));
 }
 
 const itemType = (element: DomElement) => element.getAttribute('itemtype') ?? '';

@@ -326,6 +326,43 @@ test("a product's JSON-LD facts read as HTML reads them: entities decoded, tags 
   t.notRegex(extracted.text, /&(reg|gt|#8217);|<br>/);
 });
 
+const RECOMMENDED = ['Hand grinder HG-1', 'Scale with timer', 'Knock box', 'Milk jug 350 ml', 'Tamper 58 mm', 'Dosing funnel', 'Cleaning brush', 'Descaler tablets', 'Bean cellar'];
+
+const TILE_BLURB = 'A well made accessory that suits every grinder in our range, shipped from our own warehouse within a day.';
+
+/** Rows of tiles, each linked and priced, under the headings given: a shop's recommendations or a category's grid. */
+function tileRows(headings: string[], blurb: string): string {
+  const tile = (name: string, index: number) => `<li><a href="/p/${40 + index}">${name}</a> <p>${blurb}</p> <span class="price">€${19 + index}.90</span></li>`;
+  return headings.map((heading) => `<section><h2>${heading}</h2><ul class="carousel">${RECOMMENDED.map(tile).join('')}</ul></section>`).join('');
+}
+
+const PRODUCT_OWN_TEXT = [
+  'The BG-54 grinds from Turkish fine to French press coarse without steps between. Its burrs are set by a collar with a click per micron, so a dose can be dialled in and found again.',
+  'The motor runs slowly to keep the beans cool, and the chute is short, so less than a gram stays inside between doses. The hopper holds a quarter of a kilo and locks shut when it is lifted off.',
+];
+
+test("a product page whose recommendations outweigh the product's own text keeps the product's text, not the recommendations", (t) => {
+  const html = page(
+    `<title>Burr grinder BG-54 | Kitchen Shop</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name: 'Burr grinder BG-54', offers: { '@type': 'Offer', price: '189.00', priceCurrency: 'EUR' } })}</script>`,
+    `<main><div class="item"><h1>Burr grinder BG-54</h1><div class="price">€189.00</div><button class="add-to-cart">Add to cart</button><h2>Description</h2><p>${PRODUCT_OWN_TEXT[0]}</p><p>${PRODUCT_OWN_TEXT[1]}</p></div>
+     <div class="more">${tileRows(['Similar items', 'Customers also viewed'], TILE_BLURB)}</div></main>`,
+  );
+  const extracted = extractHtml(html, 'https://kitchen.example/p/bg-54');
+  t.is(extracted.pageType, 'product');
+  for (const paragraph of PRODUCT_OWN_TEXT) t.true(extracted.text.includes(paragraph), extracted.text);
+  t.regex(extracted.text, /€189\.00/);
+  for (const name of RECOMMENDED) t.false(extracted.text.includes(name), name);
+});
+
+test('a page of priced, linked tiles with a buy button and no product of its own in JSON-LD is a listing, and keeps its tiles', (t) => {
+  // Tiles this long are no listing by their length alone; the price and the buy button read as a product's.
+  const html = page('<title>Grinder accessories | Kitchen Shop</title>', `<main><h1>Grinder accessories</h1><button class="add-to-cart">Add to cart</button>${tileRows(['All accessories'], TILE_BLURB.repeat(4))}</main>`);
+  const extracted = extractHtml(html, 'https://kitchen.example/c/accessories');
+  t.is(extracted.pageType, 'listing');
+  for (const name of RECOMMENDED) t.true(extracted.text.includes(name), name);
+  t.regex(extracted.text, /€19\.90/);
+});
+
 const CATEGORY_ITEMS = [
   ['Trail shoe Ridge 3', '€129.95', 'Grippy outsole for wet rock and mud, 8 mm drop.'],
   ['Road shoe Glide 10', '€149.00', 'Soft foam midsole for long runs on pavement.'],

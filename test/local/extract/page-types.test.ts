@@ -113,6 +113,18 @@ test("a post's edit note stays out; a post that starts with the same words stays
   t.true(threadWith(t, /<div class="message-actions">/, `<p>${post}</p><div class="message-actions">`).includes(post));
 });
 
+test("a post's bare counts (its score, its number in the thread, its likes) stay out; a number in a sentence or after its label stays", (t) => {
+  const counts = '<div class="vote-count">12</div><div class="reactions"><span class="like-count">3</span></div>';
+  const sentence = 'The loaf rose within <strong>36</strong> hours at <a href="/wiki/proofing">24</a> degrees.';
+  const figure = '<dd class="profile-posts"><strong>Posts:</strong> <a href="/search?author=1">722</a></dd>';
+  const text = threadWith(t, BEFORE_BODY, `${counts}<dl>${figure}</dl><div class="message-body"><p>${sentence}</p>`);
+  t.notRegex(text, /^\s*(12|3)\s*$/m);
+  // Each post's number after its date ("#2"), a link to the post.
+  t.notRegex(text, /#\d/);
+  t.true(text.includes('The loaf rose within 36 hours at 24 degrees.'), text);
+  t.regex(text, /Posts: 722/);
+});
+
 test("a <noscript> note in a thread stays out, as a browser with scripts shows none of it", (t) => {
   const note = '<noscript><p>Please enable JavaScript to see reactions and the live reply count of this post.</p></noscript>';
   t.notRegex(threadWith(t, /<div class="message-actions">/g, `${note}<div class="message-actions">`), /enable JavaScript/);

@@ -446,12 +446,13 @@ function textBefore(content: DomElement, element: DomElement): number {
  */
 const CALL_TO_ACTION = new RegExp(
   '^(?:(?:learn|read|see|show|view|load|find out) more|read (?:the )?full (?:article|story|review|post)|continue reading|keep reading|' +
-    '(?:see|view) (?:all )?details|more options|quick (?:view|shop|look)|add to (?:cart|bag|basket|wishlist|compare)|buy now|shop now|order now|' +
+    '(?:see|view) (?:all )?details|more options|(?:choose|select) options|compare|quick (?:view|shop|look)|add to (?:cart|bag|basket|wishlist|compare)|buy now|shop now|order now|' +
     'skip (?:this section|listing|to (?:product list|content|main content|results))|loading\\.*|back to top)[.…:]?\\s*[›»>→]?$',
   'i',
 );
 const MAX_CALL_TO_ACTION_LENGTH = 40;
-const CALL_TO_ACTION_HOLDERS = 'a, button, span, li, div, p, strong, em, b';
+/** A form's labels too: a product card's "Compare" checkbox, its variants' "More options" legend. */
+const CALL_TO_ACTION_HOLDERS = 'a, button, span, li, div, p, strong, em, b, label, legend';
 
 /** Removes the elements of the content whose whole text is a call to action. */
 export function removeCallsToAction(content: DomElement): void {

@@ -674,9 +674,13 @@ test('spans laid out side by side keep their words apart; a word split by markup
   t.is(document.querySelector('p')?.textContent, '東京大学 Acme 42');
 });
 
-test('calls to action (Quick view, Add to cart, Learn more) stay out of a listing; items that merely mention them stay', (t) => {
-  const withActions = CATEGORY.replace(/<p>/g, '<button class="qv">Quick view</button><a href="/cart/add" class="cta">Add to cart</a><span>Learn more ›</span><p>');
-  t.notRegex(listingText(t, withActions), /Quick view|Add to cart|Learn more/);
+test('calls to action (Quick view, Add to cart, Learn more, Compare, Choose options) stay out of a listing; items that merely mention them stay', (t) => {
+  const withActions = CATEGORY.replace(
+    /<p>/g,
+    '<button class="qv">Quick view</button><a href="/cart/add" class="cta">Add to cart</a><span>Learn more ›</span>' +
+      '<label><input type="checkbox"> Compare</label><fieldset><legend>More options</legend></fieldset><a href="/p/options">Choose Options</a><p>',
+  );
+  t.notRegex(listingText(t, withActions), /Quick view|Add to cart|Learn more|Compare|More options|Choose Options/);
   const sentence = extractHtml(CATEGORY.replace('Grippy outsole', 'Learn more about grip: a grippy outsole'), 'https://sport.example/c/running-shoes');
   t.true(sentence.text.includes('Learn more about grip: a grippy outsole'));
 });

@@ -97,7 +97,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
   const detectedType = detectPageType({ document, jsonLd, url });
-  const declaredProduct = productFacts(jsonLd, document);
+  const declaredProduct = detectedType === 'product' ? productFacts(jsonLd, document) : null;
   const { content: markupContent, pageType } = isChallenge
     ? { content: NO_CONTENT, pageType: detectedType }
     : typedContent(document, html, url, metadata.title, detectedType, declaredProduct !== null);

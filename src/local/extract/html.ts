@@ -31,7 +31,7 @@ import { extractMetadata } from './metadata.js';
 import { PRICE, detectPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
 import { productFacts, removeCustomerReviewBlocks, removeOtherProductSections, withProductFacts, type ProductFacts } from './product.js';
-import { cleanThread } from './thread.js';
+import { cleanThread, withQuestion } from './thread.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -237,7 +237,8 @@ function regionContent(
 ): Content | null {
   removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
   if (pageType === 'product' && document.body) removeCustomerReviewBlocks(document.body);
-  const chosen = selectMainRegion(document);
+  const selected = selectMainRegion(document);
+  const chosen = selected && document.body && pageType === 'forum' ? withQuestion(selected, document.body) : selected;
   const chosenText = chosen && pageType === 'product' ? visibleTextOf(chosen) : 0;
   let region = cleanRegion(chosen, pageType, title, url);
   if (region && pageType === 'product' && visibleTextOf(region) <= chosenText * MAX_SHARE_LEFT_OF_OTHER_PRODUCTS) {

@@ -219,6 +219,26 @@ test('a Q&A page declared in JSON-LD keeps the question and every answer', (t) =
   t.regex(questionPageText(t, QUESTION_PAGE), /answered Jan 5, 2023 by historian/);
 });
 
+test("a Q&A page whose answers outweigh its question keeps the question, marked up as the schema.org Question's text", (t) => {
+  const question = 'I committed the wrong files and have not pushed. How do I take the commit back?';
+  const answer = (text: string, author: string) =>
+    `<div class="answer" itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><div itemprop="text"><p>${text} ${text} ${text}</p></div>` +
+    `<div class="user-info">answered <time datetime="2023-01-04">Jan 4, 2023</time> by <a href="/u/${author}">${author}</a></div></div>`;
+  const html = page(
+    '<title>How do I undo the last commit?</title>',
+    `<main itemscope itemtype="https://schema.org/QAPage"><div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question">
+       <h1 itemprop="name">How do I undo the last commit?</h1>
+       <div class="question"><div itemprop="text"><p>${question}</p></div></div>
+       <div id="answers">${answer('Use a soft reset to move the branch back one commit while the changes stay staged.', 'gitfan')}
+         ${answer('A mixed reset does the same and leaves the changes unstaged in the working tree.', 'historian')}
+         ${answer('Either way, only rewrite history that nobody else has fetched from you yet.', 'careful')}</div></div></main>`,
+  );
+  const extracted = extractHtml(html, 'https://qa.example/questions/7/undo-last-commit');
+  t.is(extracted.pageType, 'forum');
+  t.true(extracted.text.includes(question), extracted.text);
+  for (const text of ['Use a soft reset', 'A mixed reset', 'Either way']) t.true(extracted.text.includes(text));
+});
+
 const QUESTION_COMMENT = 'Did you push the branch already? That changes the answer.';
 const ANSWER_COMMENT = 'Worth adding that the reflog still has the commit afterwards.';
 

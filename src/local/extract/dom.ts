@@ -340,6 +340,12 @@ export function hasAncestor(element: DomElement, test: (ancestor: DomElement) =>
   return false;
 }
 
+/** The element itself or its nearest ancestor that holds `target`; null when none does. */
+export function nearestHolder(element: DomElement, target: DomNode): DomElement | null {
+  for (let holder: DomElement | null = element; holder; holder = holder.parentElement) if (holder.contains(target)) return holder;
+  return null;
+}
+
 /**
  * Removes the elements under `root` that match `selectors` and whose whole text, at most `maxLength`
  * characters, matches `pattern`: a label that is all an element says ("Learn more", "Reply",

@@ -32,6 +32,7 @@ import { PRICE, detectPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
 import { productFacts, removeCustomerReviewBlocks, removeOtherProductSections, withProductFacts, type ProductFacts } from './product.js';
 import { cleanThread, withQuestion } from './thread.js';
+import { removeListingControls, withListingHeading } from './listing.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -238,7 +239,7 @@ function regionContent(
   removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
   if (pageType === 'product' && document.body) removeCustomerReviewBlocks(document.body);
   const selected = selectMainRegion(document);
-  const chosen = selected && document.body && pageType === 'forum' ? withQuestion(selected, document.body) : selected;
+  const chosen = selected && document.body ? withTypeRegion(selected, document.body, pageType) : selected;
   const chosenText = chosen && pageType === 'product' ? visibleTextOf(chosen) : 0;
   let region = cleanRegion(chosen, pageType, title, url);
   if (region && pageType === 'product' && visibleTextOf(region) <= chosenText * MAX_SHARE_LEFT_OF_OTHER_PRODUCTS) {
@@ -260,6 +261,13 @@ const MAX_SHARE_LEFT_OF_OTHER_PRODUCTS = 0.05;
 /** A product's own region (its name, price and description) holds at least this many characters. */
 const MIN_PRODUCT_REGION_TEXT = 300;
 
+/** The region widened to what the type's content starts with: a Q&A thread's question, a listing's heading. */
+function withTypeRegion(region: DomElement, body: DomElement, pageType: PageType): DomElement {
+  if (pageType === 'forum') return withQuestion(region, body);
+  if (pageType === 'listing') return withListingHeading(region, body);
+  return region;
+}
+
 function visibleTextOf(element: DomElement): number {
   return measureText(element).get(element)?.text ?? 0;
 }
@@ -269,6 +277,7 @@ function cleanRegion(region: DomElement | null, pageType: PageType, title: strin
   if (PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (pageType === 'forum') cleanThread(region);
   if (DEDUPLICATED_REGION_TYPES.has(pageType)) removeRepeatedBlocks(region);
+  if (pageType === 'listing') removeListingControls(region);
   if (pageType === 'product') {
     removeOtherProductSections(region);
     removeOtherProducts(region);

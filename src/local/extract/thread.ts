@@ -5,7 +5,7 @@
  * the answers. The posts themselves, with their author and date lines, stay.
  */
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
-import { ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomElement, type DomNode } from './dom.js';
+import { ELEMENT_NODE, TEXT_NODE, hasAncestor, nearestHolder, normalizeSpace, removeElementsByWholeText, type DomElement, type DomNode } from './dom.js';
 
 export function cleanThread(region: DomElement): void {
   removeRepeatedQuotes(region);
@@ -169,10 +169,7 @@ const itemType = (element: DomElement) => element.getAttribute('itemtype') ?? ''
 export function withQuestion(region: DomElement, body: DomElement): DomElement {
   const question = body.querySelector('[itemtype*="schema.org/Question" i]');
   const questionText = question && [...question.querySelectorAll('[itemprop~="text" i]')].find((text) => text.parentElement?.closest('[itemscope]') === question);
-  if (!questionText) return region;
-  let widened = region;
-  while (!widened.contains(questionText) && widened.parentElement) widened = widened.parentElement;
-  return widened;
+  return (questionText && nearestHolder(region, questionText)) ?? region;
 }
 
 /** One of a Q&A thread's answers: a schema.org Answer item, or so classed. */

@@ -429,6 +429,18 @@ test('a category grid is a listing and keeps every item with its title, price an
   t.notRegex(listingText(t, CATEGORY), /Filter|Vegan materials|Sort by price/);
 });
 
+test("a listing keeps its heading and the category's description above the items, without the result count, sorting and pagination", (t) => {
+  const intro = 'Shoes for road, trail and track, fitted in our shop and tested by our staff on the hills around town.';
+  const html = CATEGORY.replace(
+    '<p class="count">5 results</p>',
+    `<p class="intro">${intro}</p><div class="toolbar"><span>5 results</span> <button type="button">Sort by</button> <span>Showing 1-5 of 5</span></div>`,
+  ).replace('</ul></main>', '</ul><div class="pages"><a href="?page=1">Prev</a> <span>Page 1 of 1</span> <a href="?page=2">Next</a></div></main>');
+  const text = listingText(t, html);
+  t.regex(text, /^Running shoes$/m);
+  t.true(text.includes(intro), text);
+  t.notRegex(text, /5 results|Sort by|Showing 1-5|Page 1 of 1|\bPrev\b|\bNext\b/);
+});
+
 const DOCUMENTATION = page(
   '<title>Configuring retries — Client library docs</title>',
   `<div class="sidebar"><a href="/docs/install">Install</a> <a href="/docs/retries">Retries</a></div>

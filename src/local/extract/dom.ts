@@ -20,6 +20,7 @@ export interface DomNode {
 }
 
 export interface DomElement extends DomNode {
+  readonly ownerDocument: DomDocument;
   readonly tagName: string;
   readonly localName: string;
   readonly id: string;

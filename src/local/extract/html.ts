@@ -32,7 +32,7 @@ import { PRICE, detectPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
 import { productFacts, removeCustomerReviewBlocks, removeOtherProductSections, withProductFacts, type ProductFacts } from './product.js';
 import { cleanThread, withQuestion } from './thread.js';
-import { removeListingControls, withListingHeading } from './listing.js';
+import { removeListingControls, unnumberListingItems, withListingHeading } from './listing.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -277,7 +277,10 @@ function cleanRegion(region: DomElement | null, pageType: PageType, title: strin
   if (PRUNED_REGION_TYPES.has(pageType)) pruneExtractedContent(region, title, url, { keepPreamble: true });
   if (pageType === 'forum') cleanThread(region);
   if (DEDUPLICATED_REGION_TYPES.has(pageType)) removeRepeatedBlocks(region);
-  if (pageType === 'listing') removeListingControls(region);
+  if (pageType === 'listing') {
+    removeListingControls(region);
+    unnumberListingItems(region);
+  }
   if (pageType === 'product') {
     removeOtherProductSections(region);
     removeOtherProducts(region);

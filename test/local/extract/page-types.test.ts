@@ -441,6 +441,13 @@ test("a listing keeps its heading and the category's description above the items
   t.notRegex(text, /5 results|Sort by|Showing 1-5|Page 1 of 1|\bPrev\b|\bNext\b/);
 });
 
+test("a listing's items in an ordered list read without their numbers, as when the list alone is the region", (t) => {
+  const html = CATEGORY.replace('<ul class="product-grid">', '<ol class="product-grid">').replace('</ul></main>', '</ol></main>');
+  const text = listingText(t, html);
+  t.regex(text, /^Running shoes$/m);
+  t.notRegex(text, /^\s*\d+\.\s/m, text);
+});
+
 const DOCUMENTATION = page(
   '<title>Configuring retries — Client library docs</title>',
   `<div class="sidebar"><a href="/docs/install">Install</a> <a href="/docs/retries">Retries</a></div>

@@ -413,7 +413,11 @@ export function pruneExtractedContent(content: DomElement, title: string | null,
  * articles, papers and reports.
  */
 const COMMENTS_HEADING = /^(?:(?:\d+\s+)?(?:reader\s+|user\s+)?comments|\d+\s+comment|leave\s+a\s+(?:reply|comment)|post\s+a\s+comment|add\s+a\s+comment|join\s+the\s+(?:discussion|conversation))(?:\s*\(\d+\))?\s*:?$/i;
-/** Prose before the heading: the article itself has been read by then. */
+/**
+ * Prose before the heading: the article itself has been read by then. A shorter post is cut too when
+ * what follows the heading is no longer than the post; a heading near the top with the article after
+ * it is not.
+ */
 const MIN_TEXT_BEFORE_COMMENTS = 500;
 
 /**
@@ -423,7 +427,10 @@ const MIN_TEXT_BEFORE_COMMENTS = 500;
  */
 export function cutAtCommentsHeading(content: DomElement): void {
   const heading = [...content.querySelectorAll('h1, h2, h3, h4, h5, h6')].find((element) => COMMENTS_HEADING.test(normalizeSpace(element.textContent)));
-  if (!heading || textBefore(content, heading) < MIN_TEXT_BEFORE_COMMENTS) return;
+  if (!heading) return;
+  const before = textBefore(content, heading);
+  const fromHeading = normalizeSpace(content.textContent).length - before;
+  if (before < MIN_TEXT_BEFORE_COMMENTS && (before === 0 || fromHeading > before)) return;
   for (let node: DomElement = heading; node !== content && node.parentElement; node = node.parentElement) {
     while (node.nextSibling) node.nextSibling.remove();
   }
@@ -437,6 +444,21 @@ function textBefore(content: DomElement, element: DomElement): number {
     for (let sibling: DomNode | null = node.previousSibling; sibling; sibling = sibling.previousSibling) total += normalizeSpace(sibling.textContent).length;
   }
   return total;
+}
+
+/**
+ * What a blog theme prints around its comments even when there are none: WordPress's "No comments
+ * yet", "RSS feed for comments on this post", "TrackBack URI" and the postmetadata sentence "You can
+ * follow any responses to this entry through the RSS 2.0 feed…". It is the comment section's, and the
+ * comments stay out; short posts kept it, as it sits outside any heading that cutAtCommentsHeading
+ * could cut at.
+ */
+const COMMENT_CHROME = /^(?:no comments yet|there are no comments yet|be the first to comment|comments are closed|(?:rss|atom) feed for comments on this (?:post|entry)|trackback(?: ur[il])?(?: for this entry)?|you can follow any responses to this entry through the rss 2\.0 feed\b.*)[.:]?$/i;
+const MAX_COMMENT_CHROME_LENGTH = 200;
+
+/** Removes the content's elements whose whole text is comment-section chrome. */
+export function removeCommentChrome(content: DomElement): void {
+  removeElementsByWholeText(content, 'p, div, span, li, a, small, em, h2, h3, h4', COMMENT_CHROME, MAX_COMMENT_CHROME_LENGTH);
 }
 
 /**

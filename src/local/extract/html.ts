@@ -13,6 +13,7 @@ import { compile, type FormatCallback, type HtmlToTextOptions } from 'html-to-te
 import type { ExtractedPage, PageType } from '../types.js';
 import {
   cutAtCommentsHeading,
+  removeCommentChrome,
   removeBoilerplateElements,
   removeCallsToAction,
   removeHeadingPermalinks,
@@ -210,6 +211,7 @@ function articleContent(document: DomDocument, title: string | null, url: string
   const content = runReadability(document);
   if (content) {
     cutAtCommentsHeading(content);
+    removeCommentChrome(content);
     pruneExtractedContent(content, title, url);
   }
   return contentOf(content);

@@ -374,3 +374,18 @@ test("a photo's caption in a block classed caption (WordPress's wp-caption) stay
   for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
   t.true(extracted.text.includes(caption));
 });
+
+test("a short post keeps no comment-section chrome: an empty comments heading, 'No comments yet', the comments feed and trackback lines", (t) => {
+  const post = 'A short animated film made for a band we like, drawn by hand over a whole winter, frame by frame.';
+  const html = `<html><head><title>La Muerte</title><meta property="og:type" content="article"></head><body>
+    <div id="page"><div id="header"><a href="/">Frames</a></div><div id="content">
+      <div class="post"><h2>La Muerte</h2><div class="entry"><p>${post}</p></div>
+        <p class="postmetadata">You can follow any responses to this entry through the RSS 2.0 feed. You can leave a response, or trackback from your own site.</p></div>
+      <h3>Comments (0)</h3><p>No comments yet.</p>
+      <p><a href="/la-muerte/feed/">RSS feed for comments on this post.</a></p><p><a href="/la-muerte/trackback/">TrackBack URI</a></p>
+    </div></div></body></html>`;
+  const extracted = extractHtml(html, 'https://frames.example/2012/la-muerte/');
+  t.is(extracted.pageType, 'article');
+  t.true(extracted.text.includes(post));
+  t.notRegex(extracted.text, /Comments \(0\)|No comments yet|RSS feed|TrackBack|follow any responses/i);
+});

@@ -338,6 +338,17 @@ function leafBlocks(content: DomElement, pageUrl: string): Block[] {
   return blocks;
 }
 
+/**
+ * A table with header cells holds data, and its cells are links when its data are names (a list of
+ * winners, of releases): kept, whole or cell by cell, however much of it is link text. A table
+ * without header cells is as often a layout of menus, and its link cells still go.
+ */
+function isInDataTable(element: DomElement): boolean {
+  if (element.nodeName !== 'TABLE' && element.nodeName !== 'TD' && element.nodeName !== 'TH') return false;
+  const table = element.closest('table');
+  return table !== null && table.querySelector('th') !== null;
+}
+
 /** "Updated 10:01 pm PST, Tuesday", "05/10/2018", "Nov. 20, 2019": the block states when, not what. */
 export const DATE_OR_TIME =
   /\b\d{1,2}[:h]\d{2}\b|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
@@ -388,7 +399,7 @@ export function pruneExtractedContent(content: DomElement, title: string | null,
     // A heading that is a link announces another page wherever it leads; a row of links is a menu
     // or a share bar.
     const isTeaserOrMenu = block.linksStayOnSite || HEADING_TAGS.has(block.element.nodeName) || block.linkCount >= 3;
-    if (isLinkBlock && isTeaserOrMenu) removed.add(block);
+    if (isLinkBlock && isTeaserOrMenu && !isInDataTable(block.element)) removed.add(block);
   }
   for (const block of options.keepPreamble ? [] : blocks) {
     if (removed.has(block)) continue;

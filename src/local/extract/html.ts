@@ -356,7 +356,23 @@ function revealNoscriptContent(document: DomDocument): void {
  */
 const READABILITY_CHAR_THRESHOLD = 250;
 
+/**
+ * A data table's class words about its header row ("sticky-header", MediaWiki's sortable tables):
+ * Readability reads any class with "header" as an unlikely candidate and drops the element before
+ * scoring, which took whole tables of results out of the articles that hold them.
+ */
+const TABLE_HEADER_CLASS = /header/i;
+
+function unmarkDataTableHeaderClasses(document: DomDocument): void {
+  for (const table of document.querySelectorAll('table')) {
+    const classes = table.getAttribute('class');
+    if (!classes || !TABLE_HEADER_CLASS.test(classes) || table.querySelector('th') === null || table.querySelector('table') !== null) continue;
+    table.setAttribute('class', classes.split(/\s+/).filter((word) => !TABLE_HEADER_CLASS.test(word)).join(' '));
+  }
+}
+
 function runReadability(document: DomDocument): DomElement | null {
+  unmarkDataTableHeaderClasses(document);
   const reader = new Readability<DomElement>(document as never, {
     // Hand back the content element itself, so that it can be pruned as DOM before it becomes text.
     serializer: (node) => node as unknown as DomElement,

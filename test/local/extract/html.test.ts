@@ -389,3 +389,22 @@ test("a short post keeps no comment-section chrome: an empty comments heading, '
   t.true(extracted.text.includes(post));
   t.notRegex(extracted.text, /Comments \(0\)|No comments yet|RSS feed|TrackBack|follow any responses/i);
 });
+
+test("an article's data table of links stays whole, even classed as a sticky header (MediaWiki's sortable tables)", (t) => {
+  const paragraphs = [
+    'The society has awarded its medal for cartography every year since 1921, to a person whose maps changed how a region was seen.',
+    'Winners receive a silver medal and a small grant, and are invited to give the society a lecture in the following spring.',
+    'The table below lists every winner since the first award, by year, with the region their best-known work described.',
+  ];
+  const winners = ['Agnes Holloway', 'Tomas Verlaine', 'Ruth Okonkwo', 'Piet Halvorsen', 'Mira Castellanos', 'Jonas Eklund', 'Salma Haddad', 'Leon Marchetti'];
+  const rows = winners
+    .map((name, index) => `<tr><th scope="row">${1921 + index}</th><td><a href="/wiki/${name.replace(' ', '_')}">${name}</a></td><td><a href="/wiki/Region_${index}">Region ${index + 1}</a></td></tr>`)
+    .join('');
+  const html = `<html><head><title>Medal for cartography</title><meta property="og:type" content="article"></head><body><nav><a href="/">Main page</a> <a href="/random">Random</a></nav>
+    <main><div class="mw-parser-output"><h1>Medal for cartography</h1><p>${paragraphs[0]}</p><p>${paragraphs[1]}</p><h2>Winners</h2><p>${paragraphs[2]}</p>
+    <table class="wikitable sortable sticky-header"><tbody><tr><th>Year</th><th>Winner</th><th>Region</th></tr>${rows}</tbody></table></div></main></body></html>`;
+  const extracted = extractHtml(html, 'https://wiki.example/wiki/Medal_for_cartography');
+  t.is(extracted.pageType, 'article');
+  for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
+  for (const name of winners) t.true(extracted.text.includes(name), name);
+});

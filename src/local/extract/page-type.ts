@@ -56,8 +56,22 @@ export interface PageTypeSignals {
   url?: string;
 }
 
-export function detectPageType({ document, jsonLd, url }: PageTypeSignals): PageType {
-  const { type: declared, byOpenGraphOnly } = declaredPageType(document, jsonLd);
+export function detectPageType(signals: PageTypeSignals): PageType {
+  return readPageType(signals).type;
+}
+
+export interface PageTypeReading {
+  type: PageType;
+  /** The page names its type in schema.org JSON-LD or microdata, not in og:type alone or by its structure. */
+  declaredBySchema: boolean;
+}
+
+export function readPageType({ document, jsonLd, url }: PageTypeSignals): PageTypeReading {
+  const declared = declaredPageType(document, jsonLd);
+  return { type: typeOf(document, declared, url), declaredBySchema: declared.type !== null && !declared.byOpenGraphOnly };
+}
+
+function typeOf(document: DomDocument, { type: declared, byOpenGraphOnly }: Declared, url: string | undefined): PageType {
   const body = document.body;
   if (declared === 'article') {
     // Link aggregators and forums declare og:type article for a thread too: one with next to no prose of its own.

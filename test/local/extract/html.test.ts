@@ -408,3 +408,55 @@ test("an article's data table of links stays whole, even classed as a sticky hea
   for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
   for (const name of winners) t.true(extracted.text.includes(name), name);
 });
+
+test("a page whose Readability block is one of its sections keeps the sections it left out, unless the page declares an article in schema.org markup", (t) => {
+  const partners = ['Northwind', 'Contoso', 'Fabrikam', 'Tailspin', 'Litware', 'Adatum']
+    .map((name) => `<div class="card"><h3>${name}</h3><p>We work with ${name}, as a certified partner, to secure your workloads, your identities and your data, wherever they run.</p></div>`)
+    .join('');
+  const sections = [
+    ['Predict and prevent attacks', 'Our analysts study the threats aimed at your sector every day, and they tune your defences before an attack reaches you.'],
+    ['Respond within the hour', 'When an incident happens, our responders join your call within the hour, contain the damage and keep a record that your insurer accepts.'],
+    ['Train the people who click', 'Most breaches start with one person opening one link, so we train every team with short sessions built on real attacks.'],
+    ['Report to your board', 'Each quarter you get a short report that your board can read and a longer one that your engineers can act on.'],
+    ['Keep your cloud in check', 'We review the settings of every cloud account you run, and we alert you the day one of them opens a door it should not.'],
+    ['Meet the rules you answer to', 'Our consultants map your controls to the standards your customers and regulators ask for, and they prepare you for each audit.'],
+  ];
+  const sectionHtml = sections
+    .map(([heading, text]) => `<div class="section"><div class="container"><div class="row"><div class="col"><h2>${heading}</h2><p>${text}</p></div></div></div></div>`)
+    .join('');
+  const page = (head: string) => `<html><head><title>Security services</title>${head}</head><body><header><nav><a href="/">Home</a> <a href="/services">Services</a></nav></header>
+    <main><div class="hero"><h1>Security services</h1><p>Protect your business with a partner that stays with you.</p></div>${sectionHtml}
+    <div class="partners"><h2>Our partners</h2><div class="grid">${partners}</div></div></main><footer><p>Copyright 2024 Shield Partners</p></footer></body></html>`;
+
+  const servicePage = extractHtml(page(''), 'https://shield.example/services/security');
+  t.is(servicePage.pageType, 'article');
+  for (const [heading, text] of sections) {
+    t.true(servicePage.text.includes(heading!), heading);
+    t.true(servicePage.text.includes(text!), text);
+  }
+  t.true(servicePage.text.includes('We work with Contoso'));
+
+  const declaredArticle = extractHtml(page('<script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"Security services"}</script>'), 'https://shield.example/services/security');
+  t.true(declaredArticle.text.includes('We work with Contoso'));
+  t.false(declaredArticle.text.includes(sections[1]![1]!));
+});
+
+test("an article keeps out a longer list of teasers beside it, whose summaries read as sentences", (t) => {
+  const paragraphs = [
+    'The harbour board voted on Monday to rebuild the north pier, which has been closed to ferries since a storm cracked its supports in March.',
+    'Work is to start in the autumn and to take two years, and ferries will use a temporary landing at the fish market until it is done.',
+    'Fishing crews said the temporary landing would crowd the market at its busiest hours, and asked the board to limit ferry times there.',
+    'The board said it would publish a timetable for the landing next month, after talks with the ferry companies and the crews.',
+  ];
+  const teasers = Array.from({ length: 12 }, (_, index) => [
+    `Story ${index + 1}: the council looks again at parking on the seafront`,
+    `Residents of the seafront streets, in a meeting that ran late into the evening, asked the council for the ${index + 1}th time to think again about parking.`,
+  ]);
+  const html = `<html><head><title>Harbour board votes to rebuild north pier</title><meta property="og:type" content="article"></head><body>
+    <main><article class="story"><h1>Harbour board votes to rebuild north pier</h1>${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('')}</article>
+    <div class="more"><h2>More from the coast</h2><ul>${teasers.map(([title, summary]) => `<li><article><h3><a href="/coast/${title!.length}">${title}</a></h3><p>${summary}</p></article></li>`).join('')}</ul></div></main></body></html>`;
+  const extracted = extractHtml(html, 'https://coast.example/news/north-pier');
+  t.is(extracted.pageType, 'article');
+  for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
+  t.notRegex(extracted.text, /seafront|More from the coast/);
+});

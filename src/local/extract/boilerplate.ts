@@ -292,7 +292,7 @@ const MIN_PROSE_WORDS = 20;
  */
 const LINK_BLOCK_SHARE = 0.75;
 
-function words(text: string): string[] {
+export function words(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
@@ -440,8 +440,7 @@ export function cutAtCommentsHeading(content: DomElement): void {
   const heading = [...content.querySelectorAll('h1, h2, h3, h4, h5, h6')].find((element) => COMMENTS_HEADING.test(normalizeSpace(element.textContent)));
   if (!heading) return;
   const before = textBefore(content, heading);
-  const fromHeading = normalizeSpace(content.textContent).length - before;
-  if (before < MIN_TEXT_BEFORE_COMMENTS && (before === 0 || fromHeading > before)) return;
+  if (before < MIN_TEXT_BEFORE_COMMENTS && (before === 0 || normalizeSpace(content.textContent).length - before > before)) return;
   for (let node: DomElement = heading; node !== content && node.parentElement; node = node.parentElement) {
     while (node.nextSibling) node.nextSibling.remove();
   }

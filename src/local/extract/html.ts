@@ -23,6 +23,7 @@ import {
   removeRepeatedBlocks,
   tidyListItems,
   UNSHOWN_TAGS,
+  words,
 } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
 import { normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
@@ -241,11 +242,10 @@ const MIN_BLOCK_SHARE_OF_PAGE = 0.5;
 const ENDS_AS_A_SENTENCE = /[.!?。！？]["'”’)」』）]?$/;
 /** A list item's line, or a line of its text below the first (indented): an item, not running prose. */
 const LIST_ITEM_LINE = /^\s+\S|^\s*(?:[*-]|\d+\.)\s/;
-const WORD_RUN = /[\p{L}\p{N}_]+/gu;
 
 /** A line as its words, lower-cased: the same line rendered from two paths compares equal. */
 function lineKey(line: string): string {
-  return (line.toLowerCase().match(WORD_RUN) ?? []).join(' ');
+  return words(line).join(' ');
 }
 
 /**

@@ -104,7 +104,8 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const { content: markupContent, pageType } = isChallenge
     ? { content: NO_CONTENT, pageType: detectedType }
     : typedContent(document, html, url, metadata.title, detectedType, { product: declaredProduct !== null, typeBySchema: declaredBySchema });
-  const content = pageType === 'product' && declaredProduct ? withProductFactsContent(markupContent, declaredProduct) : markupContent;
+  const typedPageContent = pageType === 'product' && declaredProduct ? withProductFactsContent(markupContent, declaredProduct) : markupContent;
+  const content = isChallenge ? typedPageContent : withScriptShellDescription(typedPageContent, html);
   return {
     title: metadata.title,
     author: metadata.author,
@@ -144,6 +145,26 @@ function withProductFactsContent(content: Content, facts: ProductFacts): Content
   if (text === content.text) return content;
   const added = text.slice(content.text.length).trim().split('\n\n');
   return { text, html: `${content.html}${added.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('')}` };
+}
+
+/**
+ * A page that its scripts render (a Discourse thread, a single-page app) arrives as a shell: its body
+ * shows a header line or nothing. The description it gives link previews and search engines (the
+ * thread's first post, the app's summary) is then the only text a reader without scripts has, and is
+ * the content. On extraction-dev (issue 22) this was 5 forum threads of the tune half and 1 of the
+ * report half, each with no text before.
+ */
+const MAX_SCRIPT_SHELL_TEXT = 200;
+const DESCRIPTIONS = ['meta[property="og:description" i]', 'meta[name="twitter:description" i]', 'meta[name="description" i]'];
+
+function withScriptShellDescription(content: Content, html: string): Content {
+  const contentText = normalizeSpace(content.text).length;
+  if (contentText >= MAX_SCRIPT_SHELL_TEXT) return content;
+  // Extraction has taken the parsed page apart by now; the rare page this far is parsed again.
+  const document = parseVisibleDocument(html);
+  if (document.body && visibleTextOf(document.body) >= MAX_SCRIPT_SHELL_TEXT) return content;
+  const description = DESCRIPTIONS.map((selector) => normalizeSpace(document.querySelector(selector)?.getAttribute('content'))).find((text) => text.length > 0);
+  return description && description.length > contentText ? { html: `<p>${escapeHtml(description)}</p>`, text: description } : content;
 }
 
 function escapeHtml(text: string): string {

@@ -460,3 +460,30 @@ test("an article keeps out a longer list of teasers beside it, whose summaries r
   for (const paragraph of paragraphs) t.true(extracted.text.includes(paragraph), paragraph);
   t.notRegex(extracted.text, /seafront|More from the coast/);
 });
+
+test("a page its scripts render (an empty shell) has its description as its text; a page that shows text keeps its own", (t) => {
+  const firstPost = 'I am new to home automation and want to start with a door sensor and a camera. Which hub would you pick first, and where do you buy it at a fair price?';
+  const shell = (body: string) => `<!doctype html><html><head><title>Where should I start? - Community</title>
+    <meta name="description" content="I am new to home automation and want to start with a door sensor&hellip;">
+    <meta property="og:description" content="${firstPost}">
+    <script src="/assets/app.js"></script></head><body>${body}<script>window.preloaded = ${JSON.stringify({ posts: 'x'.repeat(2000) })};</script></body></html>`;
+
+  const empty = extractHtml(shell('<div id="app"></div>'), 'https://community.example/t/where-should-i-start/1');
+  t.is(empty.text, firstPost);
+  t.is(extractHtml(shell('<div id="app"></div>'), 'https://community.example/t/1', { markdown: true }).markdown, firstPost);
+
+  const headerOnly = extractHtml(shell('<header><a href="/">community.example</a> <a href="/donate">donate now</a></header>'), 'https://community.example/t/1');
+  t.is(headerOnly.text, firstPost);
+
+  const reply = 'A hub that speaks Zigbee is the usual first step: the sensors are cheap, run on batteries for years, and work without a cloud account.';
+  const rendered = extractHtml(shell(`<main><h1>Where should I start?</h1><p>${firstPost}</p><p>${reply}</p></main>`), 'https://community.example/t/1');
+  t.true(rendered.text.includes(reply));
+
+  const shortPage = `<html><head><meta name="description" content="${firstPost}"></head><body><p>${'Opening hours: 9 to 5, Monday to Friday. '.repeat(6)}</p></body></html>`;
+  t.notRegex(extractHtml(shortPage, 'https://shop.example/hours').text, /home automation/);
+
+  const challenge = `<html><head><title>Just a moment...</title><meta name="description" content="${firstPost}"></head><body><div id="challenge-running">Checking your browser before accessing the site.</div></body></html>`;
+  const challenged = extractHtml(challenge, 'https://community.example/t/1');
+  t.true(challenged.isChallenge);
+  t.is(challenged.text, '');
+});

@@ -487,3 +487,19 @@ test("a page its scripts render (an empty shell) has its description as its text
   t.true(challenged.isChallenge);
   t.is(challenged.text, '');
 });
+
+test("a word of a sentence that links to a tag page stays in the sentence; a tag list and screen-reader text stay out", (t) => {
+  const html = `<html><head><title>Players kneel during the anthem again</title></head><body><main><article>
+    <h1>Players kneel during the anthem again</h1>
+    <p>The league's players were back at it on Thursday night, protesting during the <a href="/tag/national-anthem/" id="auto-tag_national-anthem">national anthem</a> before the first full week of games.</p>
+    <p>After a quiet opening game last week, there were several demonstrations, and the <a href="/tag/players-union/" class="tag-link">players' union</a> said no one would be punished while talks go on.</p>
+    <p>Two receivers knelt before their game on the coast, and a defensive end raised his fist as the anthem played, as he had done all of last season.<span class="sr-only"> Opens a video in a new window.</span></p>
+    <p>The league said in May that players had to stand or stay in the locker room, and the teams were to set the penalties themselves.</p>
+    <div class="tags">Tags: <a href="/tag/nfl/" class="tag">NFL</a> <a href="/tag/protest/" class="tag">Protest</a></div>
+  </article></main></body></html>`;
+  const { text } = extractHtml(html, 'https://news.example/2018/08/players-kneel');
+  t.true(text.includes('protesting during the national anthem before the first full week'), text);
+  t.true(text.includes("and the players' union said no one would be punished"), text);
+  t.false(text.includes('Opens a video'));
+  t.false(text.includes('Tags:'));
+});

@@ -889,3 +889,25 @@ test('a page on a documentation site keeps its topic cards even without code (Re
     t.is(extractHtml(DOCUMENTATION_OVERVIEW, url).pageType, 'article', url);
   }
 });
+
+test("a story laid out as sibling boxes (its header, body, share bar, next and previous links) is an article, not a listing of four items", (t) => {
+  const story = [
+    'The finance institute said on Saturday that policy should stay steady this year, but that the reform of the banks must go faster if growth is to hold.',
+    'Speaking at the university, its director said that lending to small firms had fallen for three quarters in a row, and that the banks had to be made to compete for them.',
+    'He added that the central bank had room to cut rates later in the year, should the export figures for the spring fall short of the forecasts again.',
+    'Several of the bankers in the audience said afterwards that the reform plan was sound, but that the timetable the institute asked for was too short to meet.',
+  ];
+  const html = page(
+    '<title>Institute: keep policy steady, speed up bank reform - Daily Business</title>',
+    `<div id="main">
+      <div><a href="/">Daily Business</a> &gt; <a href="/economy/">Economy</a> 2005-04-25 08:24 <a href="/comments/1">Comments (0)</a></div>
+      <div><h1>Institute: keep policy steady, speed up bank reform</h1>${story.map((sentence) => `<p>${sentence}</p>`).join('')}<p>Reported by <a href="/staff/luo">Luo Ke</a>.</p></div>
+      <div><a href="/share/weibo">Share on Weibo</a> <a href="/share/mail">Email this story</a> <a href="/print/1">Print</a></div>
+      <div><a href="/economy/2">Previous: Exporters ask for a weaker currency</a> <a href="/economy/3">Next: Steel output rises again</a></div>
+    </div>`,
+  );
+  const extracted = extractHtml(html, 'https://biz.example/economy/2005-04-25/1.html');
+  t.is(extracted.pageType, 'article');
+  for (const sentence of story) t.true(extracted.text.includes(sentence), sentence);
+  t.false(extracted.text.includes('Share on Weibo'));
+});

@@ -3,7 +3,7 @@
  * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
-import { CJK_CHARACTER, ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
+import { CJK_CHARACTER, ELEMENT_NODE, INLINE_ELEMENTS, TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
     }
     if ((element.id === '' && element.className === '') || insideCode.has(element)) continue;
     const words = boilerplateWords(element, exempt);
-    if (words.length === 0 || (isWordsInASentence(element) && !words.some((word) => UNSHOWN_WORDS.has(word)))) continue;
+    if (words.length === 0 || (isPartOfASentence(element) && !words.some((word) => UNSHOWN_WORDS.has(word)))) continue;
     wordsOf.set(element, words);
     for (const word of words) {
       const elements = byWord.get(word);
@@ -238,28 +238,27 @@ function codeTokens(body: DomElement): Set<DomElement> {
   return tokens;
 }
 
-/** Inline elements: a linked or stressed word in running text. */
-const INLINE_TAGS = new Set(['A', 'SPAN', 'EM', 'STRONG', 'B', 'I', 'U', 'ABBR', 'CITE', 'MARK']);
 /** Blocks that hold running text. */
 const SENTENCE_HOLDERS = new Set(['P', 'LI', 'DD', 'BLOCKQUOTE', 'TD']);
 /**
- * The paragraph's own text around an inline element, at least this long: the element is words of a
- * sentence. Sites link names in their stories to tag pages (<a id="auto-tag_nfl">NFL</a>), and
- * classes such as "tag" or "share" then took the words out of the sentence ("protesting during the .").
+ * Characters of the paragraph's own text around an inline element (a link, a stressed word), at
+ * least this many: the element is part of a sentence. Sites link names in their stories to tag pages
+ * (<a id="auto-tag_nfl">NFL</a>), and class words such as "tag" or "share" then took the words out
+ * of the sentence ("protesting during the ."). 80 characters is a prose run in page-type detection.
  */
-const MIN_SENTENCE_AROUND_WORDS = 80;
+const MIN_SENTENCE_TEXT_AROUND = 80;
 
 /** Words of text a reader never sees on the screen, in a sentence or not: screen-reader and print-only text. */
 const UNSHOWN_WORDS = new Set(['hidden', 'sr', 'sronly', 'visuallyhidden', 'print']);
 
-function isWordsInASentence(element: DomElement): boolean {
+function isPartOfASentence(element: DomElement): boolean {
   const holder = element.parentElement;
-  if (!INLINE_TAGS.has(element.nodeName) || !holder || !SENTENCE_HOLDERS.has(holder.nodeName)) return false;
+  if (!INLINE_ELEMENTS.has(element.nodeName) || !holder || !SENTENCE_HOLDERS.has(holder.nodeName)) return false;
   let around = 0;
   for (let child = holder.firstChild; child; child = child.nextSibling) {
     if (child.nodeType === TEXT_NODE) around += normalizeSpace(child.textContent).length;
   }
-  return around >= MIN_SENTENCE_AROUND_WORDS;
+  return around >= MIN_SENTENCE_TEXT_AROUND;
 }
 
 /** Boilerplate words of the readers' replies under a page: comments, a reply form, a comment service. */

@@ -253,7 +253,7 @@ function walkBranch(root: DomNode, enter: (node: DomNode, depth: number) => bool
 }
 
 /** Elements that run within a line: the text on either side of them is one line. */
-const INLINE_ELEMENTS = new Set(
+export const INLINE_ELEMENTS: ReadonlySet<string> = new Set(
   'A ABBR B BDI BDO BR CITE CODE DATA DFN EM FONT I IMG KBD MARK Q S SAMP SMALL SPAN STRONG SUB SUP TIME U VAR WBR'.split(' '),
 );
 const UNREAD_ELEMENTS = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT']);

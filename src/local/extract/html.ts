@@ -105,7 +105,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
     ? { content: NO_CONTENT, pageType: detectedType }
     : typedContent(document, html, url, metadata.title, detectedType, { product: declaredProduct !== null, typeBySchema: declaredBySchema });
   const typedPageContent = pageType === 'product' && declaredProduct ? withProductFactsContent(markupContent, declaredProduct) : markupContent;
-  const content = isChallenge ? typedPageContent : withScriptShellDescription(typedPageContent, html);
+  const content = isChallenge ? typedPageContent : withScriptShellDescription(typedPageContent, html, metadata.description);
   return {
     title: metadata.title,
     author: metadata.author,
@@ -155,16 +155,14 @@ function withProductFactsContent(content: Content, facts: ProductFacts): Content
  * report half, each with no text before.
  */
 const MAX_SCRIPT_SHELL_TEXT = 200;
-const DESCRIPTIONS = ['meta[property="og:description" i]', 'meta[name="twitter:description" i]', 'meta[name="description" i]'];
 
-function withScriptShellDescription(content: Content, html: string): Content {
+function withScriptShellDescription(content: Content, html: string, description: string | null): Content {
   const contentText = normalizeSpace(content.text).length;
-  if (contentText >= MAX_SCRIPT_SHELL_TEXT) return content;
+  if (!description || description.length <= contentText || contentText >= MAX_SCRIPT_SHELL_TEXT) return content;
   // Extraction has taken the parsed page apart by now; the rare page this far is parsed again.
-  const document = parseVisibleDocument(html);
-  if (document.body && visibleTextOf(document.body) >= MAX_SCRIPT_SHELL_TEXT) return content;
-  const description = DESCRIPTIONS.map((selector) => normalizeSpace(document.querySelector(selector)?.getAttribute('content'))).find((text) => text.length > 0);
-  return description && description.length > contentText ? { html: `<p>${escapeHtml(description)}</p>`, text: description } : content;
+  const body = parseVisibleDocument(html).body;
+  if (body && visibleTextOf(body) >= MAX_SCRIPT_SHELL_TEXT) return content;
+  return { html: `<p>${escapeHtml(description)}</p>`, text: description };
 }
 
 function escapeHtml(text: string): string {

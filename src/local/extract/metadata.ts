@@ -1,5 +1,5 @@
 /**
- * Page metadata: title, publication date, language and canonical URL.
+ * Page metadata: title, publication date, language, canonical URL and the page's description.
  *
  * Sources are tried in order of trust. Structured data written for machines (JSON-LD, then meta tags
  * and microdata) is the most reliable because publishers feed it to search engines; a <time> element
@@ -18,6 +18,8 @@ export interface PageMetadata {
   datePublished: string | null;
   language: string | null;
   canonicalUrl: string | null;
+  /** The summary the page gives link previews and search engines (og:description, then twitter:, then description). */
+  description: string | null;
 }
 
 /** schema.org types whose headline and dates describe the page's own article. */
@@ -38,6 +40,7 @@ export function extractMetadata(document: DomDocument, pageUrl: string, jsonLdSc
     datePublished: findDatePublished(document, jsonLd, meta, pageUrl),
     language: findLanguage(document, jsonLd, meta),
     canonicalUrl: findCanonicalUrl(document, pageUrl),
+    description: meta.content(DESCRIPTION),
   };
 }
 
@@ -146,7 +149,9 @@ function firstString(objects: JsonObject[], keys: string[]): string | null {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Title
+// Title and description
+
+const DESCRIPTION: readonly MetaName[] = [['property', 'og:description'], ['name', 'twitter:description'], ['name', 'description']];
 
 function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags): string | null {
   const structured = firstString(jsonLd.articles, ['headline', 'name']) ?? firstString(jsonLd.pages, ['headline', 'name']);

@@ -24,6 +24,8 @@ export interface DevPage {
   url: string | null;
   truth: string;
   truthKind: 'annotated' | 'readability-output';
+  /** The page's title where the source gives one (WCXB: the page's headline; Readability: its own title), else null. */
+  title: string | null;
 }
 
 /** A line of pages.jsonl.gz, as far as the benchmark reads it. */
@@ -44,7 +46,7 @@ export function loadDevPages(directory: string, split: Split): DevPage[] {
     .map((line) => JSON.parse(line) as PageRecord);
   return records
     .filter((record) => split === 'all' || record.split === split)
-    .map(({ id, source, type, lang, split: half, url, truth, truth_kind: truthKind }) => ({ id, source, type, lang, split: half, url, truth, truthKind }));
+    .map(({ id, source, type, lang, split: half, url, truth, truth_kind: truthKind, title }) => ({ id, source, type, lang, split: half, url, truth, truthKind, title: title ?? null }));
 }
 
 export function devPagePath(directory: string, id: string): string {
@@ -86,6 +88,48 @@ export function groupScores(pages: DevPage[], counts: ShingleCounts[]): DevRepor
   const scored = (members: Map<string, ShingleCounts[]>) =>
     Object.fromEntries([...members].map(([key, list]) => [key, { ...aggregateScore(list), pages: list.length }]));
   return { all: scored(groups.all), source: scored(groups.source), type: scored(groups.type), lang: scored(groups.lang) };
+}
+
+/** How near an extracted title is to the source's: the same words (case aside), and the F1 of their words. */
+export interface TitleScore {
+  exact: number;
+  wordF1: number;
+  pages: number;
+}
+
+function titleWordCounts(text: string | null): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const word of cjkAwareTokens((text ?? '').toLowerCase())) counts.set(word, (counts.get(word) ?? 0) + 1);
+  return counts;
+}
+
+export function scoreTitle(truth: string, extracted: string | null): { exact: boolean; wordF1: number } {
+  const expected = titleWordCounts(truth);
+  const found = titleWordCounts(extracted);
+  let shared = 0;
+  for (const [word, count] of expected) shared += Math.min(count, found.get(word) ?? 0);
+  const expectedTotal = [...expected.values()].reduce((sum, count) => sum + count, 0);
+  const foundTotal = [...found.values()].reduce((sum, count) => sum + count, 0);
+  const exact = cjkAwareTokens(truth.toLowerCase()).join(' ') === cjkAwareTokens((extracted ?? '').toLowerCase()).join(' ');
+  const wordF1 = shared === 0 ? (expectedTotal === 0 && foundTotal === 0 ? 1 : 0) : (2 * shared) / (expectedTotal + foundTotal);
+  return { exact, wordF1 };
+}
+
+/** Titles scored on the pages whose source gives one, overall and per source (WCXB's are headlines, Readability's its own titles). */
+export function titleScores(pages: DevPage[], titles: (string | null)[]): Record<string, TitleScore> {
+  const groups = new Map<string, { exact: number; wordF1: number; pages: number }>();
+  pages.forEach((page, index) => {
+    if (page.title === null) return;
+    const { exact, wordF1 } = scoreTitle(page.title, titles[index] ?? null);
+    for (const key of ['all', page.source]) {
+      const group = groups.get(key) ?? { exact: 0, wordF1: 0, pages: 0 };
+      group.exact += exact ? 1 : 0;
+      group.wordF1 += wordF1;
+      group.pages += 1;
+      groups.set(key, group);
+    }
+  });
+  return Object.fromEntries([...groups].map(([key, group]) => [key, { exact: group.exact / group.pages, wordF1: group.wordF1 / group.pages, pages: group.pages }]));
 }
 
 /** F1 on the report half from the set's README (2026-11-24, 2 shared cores), by group and key. */

@@ -48,6 +48,7 @@ import {
   readDevPageHtml,
   scoreDevPage,
   targetFor,
+  titleScores,
   type DevPage,
   type Split,
 } from './extraction-dev.js';
@@ -259,6 +260,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
   // load (other processes take turns on the cores), its CPU time much less.
   const pageCpuTimes: number[] = [];
   const texts: string[] = [];
+  const titles: (string | null)[] = [];
   for (const page of pages) {
     // Reading and gunzipping the stored file is not the extractor's time.
     const html = readDevPageHtml(directory, page.id);
@@ -271,13 +273,17 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
       const cpu = process.cpuUsage(cpuStarted);
       times.push(performance.now() - started);
       cpuTimes.push((cpu.user + cpu.system) / 1000);
-      if (round === 0) texts.push(extracted.text);
+      if (round === 0) {
+        texts.push(extracted.text);
+        titles.push(extracted.title);
+      }
     }
     pageTimes.push(median(times));
     pageCpuTimes.push(median(cpuTimes));
   }
   const counts = pages.map((page, index) => scoreDevPage(page, texts[index]!));
   const report = groupScores(pages, counts);
+  const titleReport = titleScores(pages, titles);
   const sortedTimes = [...pageTimes].sort((a, b) => a - b);
   const sortedCpuTimes = [...pageCpuTimes].sort((a, b) => a - b);
   const inProcess = {
@@ -320,6 +326,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(loadBefore),
     scores: report,
+    titles: titleReport,
     reference: split === 'report' ? { systems: REFERENCE_SYSTEMS, f1: REPORT_REFERENCE, overallPrecisionRecall: REPORT_REFERENCE_PRECISION_RECALL } : null,
     inProcess,
     /** The batch CLI reads the files without their page URLs (file: URLs), hence its own F1. */
@@ -352,6 +359,9 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
     console.log(`overall F1 ${overall.f1.toFixed(3)} (target ${targetFor('all', 'all')}); reference ${REFERENCE_SYSTEMS}: ${reference.searchgate9fab6d4} / ${reference.trafilatura} / ${reference.readability}`);
   }
   console.log(formatDevReport(report, split));
+  for (const [key, score] of Object.entries(titleReport)) {
+    console.log(`${key === 'all' ? '\ntitles' : '      '}         ${key.padEnd(12)} same words ${score.exact.toFixed(3)}, word F1 ${score.wordF1.toFixed(3)} (${score.pages} pages with the source's title)`);
+  }
   console.log(
     `\nin process     median ${inProcess.medianMs.toFixed(1)} ms/page, p95 ${inProcess.p95Ms.toFixed(1)} ms wall; CPU median ${inProcess.cpuMedianMs.toFixed(1)} ms, p95 ${inProcess.cpuP95Ms.toFixed(1)} ms ` +
       `(one thread; target median ≤ ${SPEED_TARGETS.medianMsPerPage} ms)`,

@@ -35,7 +35,7 @@ export function extractMetadata(document: DomDocument, pageUrl: string, jsonLdSc
   const jsonLd = readJsonLd(jsonLdScripts);
   const meta = new MetaTags(document);
   return {
-    title: findTitle(document, jsonLd, meta),
+    title: findTitle(document, jsonLd, meta, pageUrl),
     author: findAuthor(document, jsonLd, meta),
     datePublished: findDatePublished(document, jsonLd, meta, pageUrl),
     language: findLanguage(document, jsonLd, meta),
@@ -153,14 +153,103 @@ function firstString(objects: JsonObject[], keys: string[]): string | null {
 
 const DESCRIPTION: readonly MetaName[] = [['property', 'og:description'], ['name', 'twitter:description'], ['name', 'description']];
 
-function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags): string | null {
+/**
+ * The page's headline. Publishers fill each source with something else now and then: JSON-LD names
+ * an embedded video, an event or a FAQ block, or holds a short description where the headline
+ * belongs (Wikipedia); og:title is a site-wide slogan; <title> adds the site's name and section.
+ * So the sources are weighed against one another and against the page's visible <h1>:
+ * 1. a top heading that is one of the titles' parts ("Headlamps" in "Headlamps | Outdoor Shop") is
+ *    the headline, as a reader sees it, without what surrounds it;
+ * 2. otherwise the most trusted title that another kind of source backs, by sharing most of its words;
+ * 3. otherwise, as before, the most trusted title there is.
+ */
+function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string): string | null {
   const structured = firstString(jsonLd.articles, ['headline', 'name']) ?? firstString(jsonLd.pages, ['headline', 'name']);
-  const title =
-    normalizeSpace(structured === null ? '' : textOfMarkupString(document, structured)) ||
-    meta.content([['property', 'og:title'], ['name', 'og:title'], ['name', 'twitter:title']]) ||
-    normalizeSpace(document.querySelector('title')?.textContent) ||
-    normalizeSpace(document.querySelector('h1')?.textContent);
-  return title ? withoutSiteName(title, siteNames(jsonLd, meta)) : null;
+  const candidates: TitleCandidate[] = [
+    { source: 'structured', text: structured === null ? '' : decodedTitle(document, structured) },
+    { source: 'social', text: decodedTitle(document, meta.content([['property', 'og:title'], ['name', 'og:title'], ['name', 'twitter:title']]) ?? '') },
+    { source: 'document', text: decodedTitle(document, normalizeSpace(document.querySelector('title')?.textContent)) },
+  ].filter((candidate): candidate is TitleCandidate => candidate.text !== '');
+  const names = siteNames(jsonLd, meta);
+  const headings = topHeadings(document).filter((heading) => !isSiteName(heading, names, pageUrl));
+  const named = headings.find((heading) => candidates.some((candidate) => namesHeading(candidate.text, heading)));
+  if (named) return named;
+  const backed = candidates.find(({ source, text }) =>
+    [...candidates.filter((other) => other.source !== source).map((other) => other.text), ...headings].some((other) => sharesMostWords(text, other)),
+  );
+  const title = (backed ?? candidates[0])?.text || headings[0] || null;
+  return title ? withoutSiteName(title, names) : null;
+}
+
+interface TitleCandidate {
+  source: 'structured' | 'social' | 'document';
+  text: string;
+}
+
+/** Longer than this, an <h1> is a block of text marked up as a heading, not a headline. */
+const MAX_HEADING_LENGTH = 200;
+/** The top headings looked at: a page has one or two (a logo and the headline), a broken template a few more. */
+const MAX_TOP_HEADINGS = 3;
+
+function topHeadings(document: DomDocument): string[] {
+  return [...document.querySelectorAll('h1')]
+    .slice(0, MAX_TOP_HEADINGS)
+    .map((heading) => decodedTitle(document, normalizeSpace(heading.textContent)))
+    .filter((text) => text !== '' && text.length <= MAX_HEADING_LENGTH);
+}
+
+/**
+ * Markup decoded, twice where a publisher escaped it twice ("And finally&amp;#8230;" in JSON-LD
+ * reads "And finally&#8230;" once decoded).
+ */
+function decodedTitle(document: DomDocument, text: string): string {
+  const once = normalizeSpace(textOfMarkupString(document, text));
+  return ESCAPED_CHARACTER.test(once) ? normalizeSpace(textOfMarkupString(document, once)) : once;
+}
+
+const ESCAPED_CHARACTER = /&(?:#\d+|#x[\da-f]+|[a-z]+);/i;
+
+/** "Headline | Section | Site" → its parts; the separators are set off by spaces, so "Wi-Fi" and "24/7" stay whole. */
+const TITLE_SEPARATOR = / (?:[|\-–—·•»\/:]|::) /;
+
+/**
+ * The title is the heading, or one of its parts is. Not its last part after a longer first one: that
+ * is where sites put their own or their section's name ("Defining Traits - The Rust Book", whose
+ * <h1> is the book's title; "A long story : science", a forum's name).
+ */
+function namesHeading(title: string, heading: string): boolean {
+  if (sameWords(title, heading)) return true;
+  const parts = title.split(TITLE_SEPARATOR);
+  if (parts.length < 2) return false;
+  const last = parts.length - 1;
+  return parts.some((part, index) => sameWords(part, heading) && (index < last || titleWords(parts[0]!).length < titleWords(part).length));
+}
+
+function titleWords(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+function sameWords(a: string, b: string): boolean {
+  const words = titleWords(a);
+  return words.length > 0 && words.join(' ') === titleWords(b).join(' ');
+}
+
+/** At least half of the title's words are in the other text. */
+function sharesMostWords(title: string, other: string): boolean {
+  const words = new Set(titleWords(title));
+  if (words.size === 0) return false;
+  const others = new Set(titleWords(other));
+  let shared = 0;
+  for (const word of words) if (others.has(word)) shared += 1;
+  return shared / words.size >= 0.5;
+}
+
+/** A heading that is the site's name (a logo in an <h1>): declared as the site's name, or its address's name. */
+function isSiteName(heading: string, names: string[], pageUrl: string): boolean {
+  if (names.some((name) => sameWords(name, heading))) return true;
+  const hostLabels = titleWords(httpAddress(pageUrl)?.hostname.replace(/^www\./, '') ?? '');
+  const joined = titleWords(heading).join('');
+  return joined !== '' && (joined === hostLabels.join('') || hostLabels.slice(0, -1).includes(joined));
 }
 
 /** The site's own name, as the page declares it: to be told apart from the headline. */

@@ -1,6 +1,6 @@
 /** The extraction-dev scorer (bench/extraction-dev.ts), a port of the set's score.py, on hand-made strings. */
 import test from 'ava';
-import { groupScores, type DevPage } from '../../../bench/extraction-dev.js';
+import { groupScores, scoreTitle, titleScores, type DevPage } from '../../../bench/extraction-dev.js';
 import { aggregateScore, cjkAwareTokens, compareTexts, wordTokens } from '../../../bench/extraction-score.js';
 
 test('CJK characters are one token each; everything else is \\w+ runs, as in Zyte\'s scorer', (t) => {
@@ -30,6 +30,7 @@ const page = (id: string, fields: Partial<DevPage>): DevPage => ({
   url: null,
   truth: '',
   truthKind: 'annotated',
+  title: null,
   ...fields,
 });
 
@@ -54,4 +55,16 @@ test('groups are score.py\'s: all, all without Readability\'s own outputs, then 
   t.deepEqual(report.lang.zh, { f1: 0, precision: 0, recall: 0, pages: 1 });
   t.is(report.lang.en!.precision, 1);
   t.is(report.lang.en!.recall, (0.5 + 1) / 2);
+});
+
+test('titles are scored on the pages that have one: the same words whatever their case, and the F1 of the words', (t) => {
+  t.deepEqual(scoreTitle('Headlamps', 'headlamps'), { exact: true, wordF1: 1 });
+  t.deepEqual(scoreTitle('Headlamps', 'Headlamps | Outdoor Shop'), { exact: false, wordF1: 0.5 });
+  t.deepEqual(scoreTitle('Headlamps', null), { exact: false, wordF1: 0 });
+  t.deepEqual(scoreTitle('港口节日', '港口'), { exact: false, wordF1: (2 * 2) / (4 + 2) });
+  const pages = [page('a', { title: 'Headlamps' }), page('b', { source: 'readability', title: 'Mozilla - Wikipedia' }), page('c', { title: null })];
+  const scores = titleScores(pages, ['Headlamps', 'Mozilla', 'Anything']);
+  t.deepEqual(scores.all, { exact: 0.5, wordF1: (1 + 2 / 3) / 2, pages: 2 });
+  t.deepEqual(scores.wcxb, { exact: 1, wordF1: 1, pages: 1 });
+  t.deepEqual(scores.readability, { exact: 0, wordF1: 2 / 3, pages: 1 });
 });

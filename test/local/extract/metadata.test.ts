@@ -98,3 +98,58 @@ test('meta names match whatever their case, an empty one is passed over, and the
   t.is(extractHtml(page({ meta: '<meta name="twitter:title" content="Headline from twitter">' }), 'https://news.example/budget').title, 'Headline from twitter');
   t.is(extractHtml(page({ meta: '<meta name="DC.DATE" content="2019-09-09">' }), 'https://news.example/budget').datePublished, '2019-09-09T00:00:00.000Z');
 });
+
+interface HeadedPageParts {
+  title: string;
+  headings: string[];
+  head?: string;
+  jsonLd?: unknown;
+}
+
+/** A page whose <title>, <h1>s and other title sources are each given: the title is read by weighing them. */
+function headedPage({ title, headings, head, jsonLd }: HeadedPageParts): string {
+  return `<!doctype html><html lang="en"><head><title>${title}</title>${head ?? ''}
+    ${jsonLd === undefined ? '' : `<script type="application/ld+json">${JSON.stringify(jsonLd)}</script>`}
+  </head><body><header>${headings.length > 1 ? `<h1>${headings[0]}</h1>` : ''}</header>
+    <main><h1>${headings[headings.length - 1] ?? ''}</h1>${ARTICLE_TEXT}</main></body></html>`;
+}
+
+test('the <h1> that is one of the <title>\'s parts is the headline, without the section and the site around it', (t) => {
+  const category = headedPage({ title: 'Headlamps | Lighting | Outdoor Shop', headings: ['Headlamps'] });
+  t.is(extractHtml(category, 'https://shop.example/c/headlamps').title, 'Headlamps');
+  // The last part after a longer first one is where the site's or the book's name goes, even when the logo is an <h1>.
+  const chapter = headedPage({ title: 'Defining Shared Behavior with Traits - The Rust Book', headings: ['The Rust Book', 'Traits: Defining Shared Behavior'] });
+  t.is(extractHtml(chapter, 'https://book.example/ch10-02-traits.html').title, 'Defining Shared Behavior with Traits - The Rust Book');
+});
+
+test('a logo in an <h1>, by the site\'s declared name or by its address, is not the headline', (t) => {
+  const byAddress = headedPage({ title: 'Example News | Council approves budget', headings: ['Example News', 'Council approves budget'] });
+  t.is(extractHtml(byAddress, 'https://www.examplenews.test/2024/budget').title, 'Council approves budget');
+  const byDeclaredName = headedPage({
+    title: 'The Gazette | Council approves budget',
+    headings: ['The Gazette', 'Council approves budget'],
+    head: '<meta property="og:site_name" content="The Gazette">',
+  });
+  t.is(extractHtml(byDeclaredName, 'https://news.example/budget').title, 'Council approves budget');
+});
+
+test('a JSON-LD name no other source backs (an embedded video, a one-line description) gives way to the title the page shows', (t) => {
+  const video = headedPage({
+    title: 'Marketing software that grows with you | Example',
+    headings: ['Marketing software'],
+    head: '<meta property="og:title" content="Marketing software that grows with you">',
+    jsonLd: { '@context': 'https://schema.org', '@type': 'VideoObject', name: 'final_cut_v2', uploadDate: '2024-01-01' },
+  });
+  t.is(extractHtml(video, 'https://example.com/products/marketing').title, 'Marketing software that grows with you');
+  const encyclopedia = headedPage({
+    title: 'List of films featuring time loops - Encyclopedia',
+    headings: ['List of films featuring time loops'],
+    jsonLd: { '@context': 'https://schema.org', '@type': 'Article', name: 'List of films featuring time loops', headline: 'list article of a wiki' },
+  });
+  t.is(extractHtml(encyclopedia, 'https://wiki.example/List_of_films_featuring_time_loops').title, 'List of films featuring time loops');
+});
+
+test('a headline its publisher escaped twice reads as written', (t) => {
+  const twice = page({ title: 'And finally… trouble brewing | The Daily Example', jsonLd: { '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'And finally&amp;#8230; trouble brewing' } });
+  t.is(extractHtml(twice, 'https://news.example/and-finally').title, 'And finally… trouble brewing');
+});

@@ -96,10 +96,10 @@ export interface HtmlExtractionOptions {
 export function extractHtml(html: string, url: string, options: HtmlExtractionOptions = {}): ExtractedPage {
   const document = parsePage(html);
   const jsonLd = readJsonLdScripts(document);
-  const metadata = extractMetadata(document, url, jsonLd);
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
   const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url });
+  const metadata = extractMetadata(document, url, jsonLd, detectedType);
   const declaredProduct = detectedType === 'product' ? productFacts(jsonLd, document) : null;
   const { content: markupContent, pageType } = isChallenge
     ? { content: NO_CONTENT, pageType: detectedType }

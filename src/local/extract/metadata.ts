@@ -8,6 +8,7 @@
  */
 import { utcMilliseconds } from '../../util/dates.js';
 import { httpAddress } from '../fetch/url.js';
+import type { PageType } from '../types.js';
 import { normalizeSpace, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { detectLanguageFromScript } from './language.js';
 import { pageEntities, readJsonLdScripts, schemaTypes, type JsonObject } from './json-ld.js';
@@ -31,11 +32,12 @@ const EARLIEST_PLAUSIBLE_DATE = Date.UTC(1990, 0, 1);
 /** Allows for publishers whose clocks or time zones put "today" slightly ahead of ours. */
 const FUTURE_TOLERANCE_MS = 2 * 24 * 3600 * 1000;
 
-export function extractMetadata(document: DomDocument, pageUrl: string, jsonLdScripts = readJsonLdScripts(document)): PageMetadata {
+/** `pageType`, when known, tells a shop's pages, whose <title> is written for search engines. */
+export function extractMetadata(document: DomDocument, pageUrl: string, jsonLdScripts = readJsonLdScripts(document), pageType: PageType | null = null): PageMetadata {
   const jsonLd = readJsonLd(jsonLdScripts);
   const meta = new MetaTags(document);
   return {
-    title: findTitle(document, jsonLd, meta, pageUrl),
+    title: findTitle(document, jsonLd, meta, pageUrl, pageType),
     author: findAuthor(document, jsonLd, meta),
     datePublished: findDatePublished(document, jsonLd, meta, pageUrl),
     language: findLanguage(document, jsonLd, meta),
@@ -162,8 +164,10 @@ const DESCRIPTION: readonly MetaName[] = [['property', 'og:description'], ['name
  *    the headline, as a reader sees it, without what surrounds it;
  * 2. otherwise the most trusted title that another kind of source backs, by sharing most of its words;
  * 3. otherwise, as before, the most trusted title there is.
+ * On a shop's pages, a heading the title opens with is the title: the rest was written for search
+ * engines ("Hiking Boots: Shop Boots for Hiking & Backpacking").
  */
-function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string): string | null {
+function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string, pageType: PageType | null): string | null {
   const structured = firstString(jsonLd.articles, ['headline', 'name']) ?? firstString(jsonLd.pages, ['headline', 'name']);
   const candidates: TitleCandidate[] = [
     { source: 'structured', text: structured === null ? '' : decodedTitle(document, structured) },
@@ -178,7 +182,19 @@ function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags,
     [...candidates.filter((other) => other.source !== source).map((other) => other.text), ...headings].some((other) => sharesMostWords(text, other)),
   );
   const title = (backed ?? candidates[0])?.text || headings[0] || null;
-  return title ? withoutSiteName(title, names) : null;
+  if (!title) return null;
+  const headline = withoutSiteName(title, names);
+  return SHOP_PAGE_TYPES.has(pageType) ? (headings.find((heading) => opensWith(headline, heading)) ?? headline) : headline;
+}
+
+/** A shop's category and product pages: their <title> is written for search engines, their <h1> names the thing. */
+const SHOP_PAGE_TYPES: ReadonlySet<PageType | null> = new Set(['listing', 'product']);
+
+/** "Hiking Boots: Shop Boots for Hiking & Backpacking" opens with the heading "Hiking Boots". */
+function opensWith(title: string, heading: string): boolean {
+  const words = titleWords(heading);
+  const titleOpening = titleWords(title);
+  return words.length > 0 && words.length < titleOpening.length && words.every((word, index) => titleOpening[index] === word);
 }
 
 interface TitleCandidate {

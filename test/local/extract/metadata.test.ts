@@ -153,3 +153,14 @@ test('a headline its publisher escaped twice reads as written', (t) => {
   const twice = page({ title: 'And finally… trouble brewing | The Daily Example', jsonLd: { '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'And finally&amp;#8230; trouble brewing' } });
   t.is(extractHtml(twice, 'https://news.example/and-finally').title, 'And finally… trouble brewing');
 });
+
+test('on a shop\'s page the <h1> its <title> opens with is the title; the rest was written for search engines', (t) => {
+  const title = 'Trail Runner 2 Men\'s Running Shoes - Free Shipping | Shoe Co';
+  const offer = { '@type': 'Offer', price: '120.00', priceCurrency: 'USD' };
+  const product = headedPage({ title, headings: ['Trail Runner 2'], jsonLd: { '@context': 'https://schema.org', '@type': 'Product', name: 'Trail Runner 2', offers: offer } });
+  const extracted = extractHtml(product, 'https://shoes.example/p/trail-runner-2');
+  t.is(extracted.pageType, 'product');
+  t.is(extracted.title, 'Trail Runner 2');
+  // An article's title is its own: its <h1> may be a shorter form of it.
+  t.is(extractHtml(headedPage({ title, headings: ['Trail Runner 2'] }), 'https://blog.example/trail-runner-2').title, title);
+});

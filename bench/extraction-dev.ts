@@ -97,22 +97,13 @@ export interface TitleScore {
   pages: number;
 }
 
-function titleWordCounts(text: string | null): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const word of cjkAwareTokens((text ?? '').toLowerCase())) counts.set(word, (counts.get(word) ?? 0) + 1);
-  return counts;
-}
+const lowerCaseTokens = (text: string) => cjkAwareTokens(text.toLowerCase());
 
 export function scoreTitle(truth: string, extracted: string | null): { exact: boolean; wordF1: number } {
-  const expected = titleWordCounts(truth);
-  const found = titleWordCounts(extracted);
-  let shared = 0;
-  for (const [word, count] of expected) shared += Math.min(count, found.get(word) ?? 0);
-  const expectedTotal = [...expected.values()].reduce((sum, count) => sum + count, 0);
-  const foundTotal = [...found.values()].reduce((sum, count) => sum + count, 0);
-  const exact = cjkAwareTokens(truth.toLowerCase()).join(' ') === cjkAwareTokens((extracted ?? '').toLowerCase()).join(' ');
-  const wordF1 = shared === 0 ? (expectedTotal === 0 && foundTotal === 0 ? 1 : 0) : (2 * shared) / (expectedTotal + foundTotal);
-  return { exact, wordF1 };
+  const counts = compareTexts(truth, extracted ?? '', lowerCaseTokens, 1);
+  const exact = lowerCaseTokens(truth).join(' ') === lowerCaseTokens(extracted ?? '').join(' ');
+  const { tp, fp, fn } = counts;
+  return { exact, wordF1: fp === 0 && fn === 0 ? 1 : (2 * tp) / (2 * tp + fp + fn) };
 }
 
 /** Titles scored on the pages whose source gives one, overall and per source (WCXB's are headlines, Readability's its own titles). */

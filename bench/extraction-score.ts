@@ -41,24 +41,27 @@ export interface ExtractionScore {
   recall: number;
 }
 
-function shingleMultiset(text: string, tokenize: Tokenizer): Map<string, number> {
+function shingleMultiset(text: string, tokenize: Tokenizer, shingleSize: number): Map<string, number> {
   const tokens = tokenize(text);
   const counts = new Map<string, number>();
   if (tokens.length === 0) return counts;
   // A text shorter than one shingle is a single shingle of all its tokens, as in the benchmark.
-  const shingleCount = Math.max(1, tokens.length - SHINGLE_SIZE + 1);
+  const shingleCount = Math.max(1, tokens.length - shingleSize + 1);
   for (let start = 0; start < shingleCount; start += 1) {
     // U+0001 cannot occur inside a token, so joined shingles never collide.
-    const shingle = tokens.slice(start, start + SHINGLE_SIZE).join('\u0001');
+    const shingle = tokens.slice(start, start + shingleSize).join('\u0001');
     counts.set(shingle, (counts.get(shingle) ?? 0) + 1);
   }
   return counts;
 }
 
-/** Both benchmarks compare the same way and differ only in their tokens (Zyte's by default). */
-export function compareTexts(truth: string, predicted: string, tokenize: Tokenizer = wordTokens): ShingleCounts {
-  const trueShingles = shingleMultiset(truth, tokenize);
-  const predictedShingles = shingleMultiset(predicted, tokenize);
+/**
+ * Both benchmarks compare the same way and differ only in their tokens (Zyte's by default). A
+ * shingle size of 1 compares bags of words, as titles are compared.
+ */
+export function compareTexts(truth: string, predicted: string, tokenize: Tokenizer = wordTokens, shingleSize = SHINGLE_SIZE): ShingleCounts {
+  const trueShingles = shingleMultiset(truth, tokenize, shingleSize);
+  const predictedShingles = shingleMultiset(predicted, tokenize, shingleSize);
   let tp = 0;
   let fp = 0;
   let fn = 0;

@@ -9,6 +9,7 @@
 import { utcMilliseconds } from '../../util/dates.js';
 import { httpAddress } from '../fetch/url.js';
 import type { PageType } from '../types.js';
+import { words } from './boilerplate.js';
 import { normalizeSpace, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { detectLanguageFromScript } from './language.js';
 import { pageEntities, readJsonLdScripts, schemaTypes, type JsonObject } from './json-ld.js';
@@ -192,9 +193,9 @@ const SHOP_PAGE_TYPES: ReadonlySet<PageType | null> = new Set(['listing', 'produ
 
 /** "Hiking Boots: Shop Boots for Hiking & Backpacking" opens with the heading "Hiking Boots". */
 function opensWith(title: string, heading: string): boolean {
-  const words = titleWords(heading);
-  const titleOpening = titleWords(title);
-  return words.length > 0 && words.length < titleOpening.length && words.every((word, index) => titleOpening[index] === word);
+  const headingWords = words(heading);
+  const titleOpening = words(title);
+  return headingWords.length > 0 && headingWords.length < titleOpening.length && headingWords.every((word, index) => titleOpening[index] === word);
 }
 
 interface TitleCandidate {
@@ -238,33 +239,29 @@ function namesHeading(title: string, heading: string): boolean {
   const parts = title.split(TITLE_SEPARATOR);
   if (parts.length < 2) return false;
   const last = parts.length - 1;
-  return parts.some((part, index) => sameWords(part, heading) && (index < last || titleWords(parts[0]!).length < titleWords(part).length));
-}
-
-function titleWords(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return parts.some((part, index) => sameWords(part, heading) && (index < last || words(parts[0]!).length < words(part).length));
 }
 
 function sameWords(a: string, b: string): boolean {
-  const words = titleWords(a);
-  return words.length > 0 && words.join(' ') === titleWords(b).join(' ');
+  const wordsOfA = words(a);
+  return wordsOfA.length > 0 && wordsOfA.join(' ') === words(b).join(' ');
 }
 
 /** At least half of the title's words are in the other text. */
 function sharesMostWords(title: string, other: string): boolean {
-  const words = new Set(titleWords(title));
-  if (words.size === 0) return false;
-  const others = new Set(titleWords(other));
+  const titleWordSet = new Set(words(title));
+  if (titleWordSet.size === 0) return false;
+  const others = new Set(words(other));
   let shared = 0;
-  for (const word of words) if (others.has(word)) shared += 1;
-  return shared / words.size >= 0.5;
+  for (const word of titleWordSet) if (others.has(word)) shared += 1;
+  return shared / titleWordSet.size >= 0.5;
 }
 
 /** A heading that is the site's name (a logo in an <h1>): declared as the site's name, or its address's name. */
 function isSiteName(heading: string, names: string[], pageUrl: string): boolean {
   if (names.some((name) => sameWords(name, heading))) return true;
-  const hostLabels = titleWords(httpAddress(pageUrl)?.hostname.replace(/^www\./, '') ?? '');
-  const joined = titleWords(heading).join('');
+  const hostLabels = words(httpAddress(pageUrl)?.hostname.replace(/^www\./, '') ?? '');
+  const joined = words(heading).join('');
   return joined !== '' && (joined === hostLabels.join('') || hostLabels.slice(0, -1).includes(joined));
 }
 

@@ -172,8 +172,8 @@ function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags,
   const structured = firstString(jsonLd.articles, ['headline', 'name']) ?? firstString(jsonLd.pages, ['headline', 'name']);
   const candidates: TitleCandidate[] = [
     { source: 'structured', text: structured === null ? '' : decodedTitle(document, structured) },
-    { source: 'social', text: decodedTitle(document, meta.content([['property', 'og:title'], ['name', 'og:title'], ['name', 'twitter:title']]) ?? '') },
-    { source: 'document', text: decodedTitle(document, normalizeSpace(document.querySelector('title')?.textContent)) },
+    { source: 'social', text: decodedText(document, meta.content([['property', 'og:title'], ['name', 'og:title'], ['name', 'twitter:title']]) ?? '') },
+    { source: 'document', text: decodedText(document, document.querySelector('title')?.textContent ?? '') },
   ].filter((candidate): candidate is TitleCandidate => candidate.text !== '');
   const names = siteNames(jsonLd, meta);
   const headings = topHeadings(document).filter((heading) => !isSiteName(heading, names, pageUrl));
@@ -211,17 +211,24 @@ const MAX_TOP_HEADINGS = 3;
 function topHeadings(document: DomDocument): string[] {
   return [...document.querySelectorAll('h1')]
     .slice(0, MAX_TOP_HEADINGS)
-    .map((heading) => decodedTitle(document, normalizeSpace(heading.textContent)))
+    .map((heading) => decodedText(document, heading.textContent ?? ''))
     .filter((text) => text !== '' && text.length <= MAX_HEADING_LENGTH);
 }
 
-/**
- * Markup decoded, twice where a publisher escaped it twice ("And finally&amp;#8230;" in JSON-LD
- * reads "And finally&#8230;" once decoded).
- */
+/** A JSON-LD string, which may hold markup: its text, decoded as HTML reads it (see decodedText). */
 function decodedTitle(document: DomDocument, text: string): string {
-  const once = normalizeSpace(textOfMarkupString(document, text));
-  return ESCAPED_CHARACTER.test(once) ? normalizeSpace(textOfMarkupString(document, once)) : once;
+  return decodedText(document, textOfMarkupString(document, text));
+}
+
+/**
+ * Text the parser has decoded once (an attribute, an element's text, a JSON-LD string read as HTML):
+ * an entity is left only where its publisher escaped it twice ("And finally&amp;#8230;" reads
+ * "And finally&#8230;" once decoded), and is decoded again. What looks like a tag is the title's own
+ * words by now ("<table>: The Table element"), and stays.
+ */
+function decodedText(document: DomDocument, text: string): string {
+  const once = normalizeSpace(text);
+  return ESCAPED_CHARACTER.test(once) ? normalizeSpace(textOfMarkupString(document, once.replace(/</g, '&lt;'))) : once;
 }
 
 const ESCAPED_CHARACTER = /&(?:#\d+|#x[\da-f]+|[a-z]+);/i;

@@ -164,3 +164,8 @@ test('on a shop\'s page the <h1> its <title> opens with is the title; the rest w
   // An article's title is its own: its <h1> may be a shorter form of it.
   t.is(extractHtml(headedPage({ title, headings: ['Trail Runner 2'] }), 'https://blog.example/trail-runner-2').title, title);
 });
+
+test('a title that names a tag keeps it: the parser has decoded it already', (t) => {
+  const element = headedPage({ title: '&lt;table&gt;: The Table element - HTML | Web Docs', headings: ['&lt;table&gt;: The Table element'] });
+  t.is(extractHtml(element, 'https://docs.example/Web/HTML/Element/table').title, '<table>: The Table element');
+});

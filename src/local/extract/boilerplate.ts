@@ -33,6 +33,10 @@ const BOILERPLATE_WORD_PREFIXES = [
 const BOILERPLATE_WORDS = new Set([
   'ad', 'ads', 'adslot', 'banner', 'nav', 'navbar', 'menu', 'footer', 'tags', 'tag', 'meta', 'credit', 'credits',
   'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup', 'signature',
+  // Screen-reader text under other names: eBay's "clipped" ("- opens in a new window or tab" after
+  // every link), Amazon's "a-offscreen", "screenreader"; the split "screen-reader-text" (WordPress,
+  // WooCommerce) and "screen-reader-only" are read as one word in boilerplateWords.
+  'screenreader', 'clipped', 'offscreen',
 ]);
 
 /**
@@ -114,7 +118,12 @@ function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): str
   for (const [index, word] of words.entries()) {
     // A shop's "price-tag" shows the price, not a list of tags.
     if (word === 'tag' && words[index - 1] === 'price') continue;
-    const key = BOILERPLATE_WORDS.has(word) ? word : BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
+    const key =
+      word === 'screen' && words[index + 1] === 'reader'
+        ? 'screenreader'
+        : BOILERPLATE_WORDS.has(word)
+          ? word
+          : BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
     if (key !== undefined && !exempt.has(key) && !found.includes(key)) found.push(key);
   }
   return found;
@@ -249,7 +258,7 @@ const SENTENCE_HOLDERS = new Set(['P', 'LI', 'DD', 'BLOCKQUOTE', 'TD']);
 const MIN_SENTENCE_TEXT_AROUND = 80;
 
 /** Words of text a reader never sees on the screen, in a sentence or not: screen-reader and print-only text. */
-const UNSHOWN_WORDS = new Set(['hidden', 'sr', 'sronly', 'visuallyhidden', 'print']);
+const UNSHOWN_WORDS = new Set(['hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'screenreader', 'clipped', 'offscreen']);
 
 function isPartOfASentence(element: DomElement): boolean {
   const holder = element.parentElement;

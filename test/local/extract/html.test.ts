@@ -503,3 +503,20 @@ test("a word of a sentence that links to a tag page stays in the sentence; a tag
   t.false(text.includes('Opens a video'));
   t.false(text.includes('Tags:'));
 });
+
+test('screen-reader text under the class names of WordPress, eBay, Amazon and others stays out of a product page', (t) => {
+  const description = 'A brass desk lamp with a linen shade, a dimmer in its base and a cloth cord two metres long. ';
+  const html = `<html><head><title>Brass desk lamp</title></head><body><main>
+    <h1>Brass desk lamp</h1>
+    <p class="price"><del>$80.00</del><span class="screen-reader-text">Original price was: $80.00.</span> <ins>$64.00</ins><span class="screen-reader-text">Current price is: $64.00.</span></p>
+    <p>${description.repeat(3)}<a href="/shipping">Shipping details<span class="clipped"> - opens in a new window or tab</span></a></p>
+    <p>Sold by Lamp House<span class="a-offscreen">Seller rating four and a half stars</span><span class="screenreader">Rated by buyers</span></p>
+    <table><tr><th>Height</th><td>42 cm</td></tr><tr><th>Bulb</th><td>E27, up to 40 W</td></tr></table>
+  </main></body></html>`;
+  const { text } = extractHtml(html, 'https://shop.example/products/brass-desk-lamp');
+  t.true(text.includes('$80.00 $64.00'), text);
+  t.true(text.includes('Shipping details'), text);
+  t.true(text.includes('Sold by Lamp House'), text);
+  t.true(text.includes('42 cm'), text);
+  for (const unshown of ['Original price was', 'Current price is', 'opens in a new window', 'Seller rating', 'Rated by buyers']) t.false(text.includes(unshown), unshown);
+});

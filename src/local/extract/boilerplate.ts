@@ -159,7 +159,10 @@ function measureProse(root: DomElement): Map<DomElement, number> {
     let total = 0;
     for (let child = element.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === TEXT_NODE) {
-        const length = insideLink ? 0 : normalizeSpace(child.textContent).length;
+        const text = insideLink ? '' : (child.textContent ?? '');
+        // Space-normalised text is never longer: most text nodes (white space between tags) stop here.
+        if (text.length < MIN_PROSE_RUN) continue;
+        const length = normalizeSpace(text).length;
         if (length >= MIN_PROSE_RUN) total += length;
       } else if (child.nodeType === ELEMENT_NODE && !NON_CONTENT_TAGS.has(child.nodeName)) {
         total += visit(child as DomElement, insideLink || child.nodeName === 'A');

@@ -354,10 +354,40 @@ export function nearestHolder(element: DomElement, target: DomNode): DomElement 
  */
 export function removeElementsByWholeText(root: DomElement, selectors: string, pattern: RegExp, maxLength: number, keep?: (element: DomElement, text: string) => boolean): void {
   for (const element of [...root.querySelectorAll(selectors)]) {
-    if (!element.parentNode) continue;
+    if (!element.parentNode || hasMoreTextThan(element, maxLength)) continue;
     const text = normalizeSpace(element.textContent);
     if (text.length <= maxLength && pattern.test(text) && !keep?.(element, text)) element.remove();
   }
+}
+
+/** CDATA sections hold text too (an element's textContent counts them); parsed HTML seldom has any. */
+const CDATA_SECTION_NODE = 4;
+const WHITE_SPACE = /\s/;
+
+/**
+ * Whether the branch's text has more than `limit` characters that are not white space, so that even
+ * space-normalised it is longer than `limit`. It counts no further than that: the candidates for a
+ * label's text include every <div> up to the page's wrapper, whose whole text it would cost to read.
+ */
+function hasMoreTextThan(root: DomNode, limit: number): boolean {
+  let count = 0;
+  walkBranch(root, (node) => {
+    if (count > limit) return false;
+    if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_SECTION_NODE) count += countNonSpace(node.textContent ?? '', limit + 1 - count);
+    return node.nodeType === ELEMENT_NODE;
+  });
+  return count > limit;
+}
+
+/** The characters (UTF-16 units, as a string's length counts) of `text` that are not white space, counted up to `cap`. */
+function countNonSpace(text: string, cap: number): number {
+  let count = 0;
+  for (let index = 0; index < text.length && count < cap; index += 1) {
+    const code = text.charCodeAt(index);
+    const space = code === 32 || (code >= 9 && code <= 13) || (code >= 127 && WHITE_SPACE.test(text[index]!));
+    if (!space) count += 1;
+  }
+  return count;
 }
 
 /**

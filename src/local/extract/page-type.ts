@@ -335,6 +335,8 @@ const CJK_CHARACTER_WEIGHT = 3;
 const ARTICLE_PROSE = 600;
 
 function proseRunLength(text: string): number {
+  // Most text nodes are white space between tags: too short to be a run however they are read.
+  if (text.length * CJK_CHARACTER_WEIGHT < MIN_PROSE_RUN) return 0;
   const run = normalizeSpace(text);
   const length = CJK.test(run.slice(0, 20)) ? run.length * CJK_CHARACTER_WEIGHT : run.length;
   return length >= MIN_PROSE_RUN ? length : 0;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
-import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, parseDocument, type DomNode } from '../../../src/local/extract/dom.js';
+import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, parseDocument, removeElementsByWholeText, type DomNode } from '../../../src/local/extract/dom.js';
 
 // patches/linkedom+*.patch makes linkedom create a node's listener map on its first listener instead
 // of in every node's constructor (the extraction benchmark's speed); events must work as before.
@@ -177,4 +177,35 @@ test('table cells written without a <tr> sit in the row a browser implies; conse
   const rows = [...document.querySelectorAll('tr')].map((row) => [...row.children].map((cell) => cell.textContent).join(','));
   t.deepEqual(rows, ['a,b', 'c', 'd', 'e']);
   t.is(document.querySelectorAll('table > td, tbody > th').length, 0);
+});
+
+test('removeElementsByWholeText judges an element by its whole text, space-normalised, up to the limit and not past it', (t) => {
+  const document = parseDocument(`<html><body><main>
+    <p id="exact"><span>  Learn </span>\n\n\t<b>more</b>  </p>
+    <p id="spaced"> Learn\u00a0\u00a0more\u3000</p>
+    <p id="nested"><span><span><span>Learn</span></span></span> <i>more</i></p>
+    <p id="longer">Learn more!</p>
+    <p id="solid">ReadMore!</p>
+    <div id="wrapper"><p>${'A paragraph of the article that goes on for a while. '.repeat(40)}</p><a href="/x">Learn more</a></div>
+  </main></body></html>`);
+  const main = document.querySelector('main')!;
+  // "Learn more" is 10 characters: at a limit of 10 it is a label; "Learn more!" is 11.
+  removeElementsByWholeText(main, 'p, div, a', /^learn more!?$/i, 10);
+  for (const id of ['exact', 'spaced', 'nested']) t.is(document.querySelector(`#${id}`), null, id);
+  t.truthy(document.querySelector('#longer'));
+  t.truthy(document.querySelector('#wrapper'));
+  t.is(document.querySelector('#wrapper a'), null);
+  removeElementsByWholeText(main, 'p', /^learn more!$/i, 11);
+  t.is(document.querySelector('#longer'), null);
+  // Nine characters, none of them space, at a limit of nine.
+  removeElementsByWholeText(main, 'p', /^readmore!$/i, 9);
+  t.is(document.querySelector('#solid'), null);
+});
+
+test('the installed Readability carries the patch: a node is read for its byline only when its markup names one', (t) => {
+  const require = createRequire(import.meta.url);
+  const source = readFileSync(require.resolve('@mozilla/readability/Readability.js'), 'utf8');
+  const byline = /_isValidByline\(node, matchString\) \{([\s\S]*?)\n {2}\},/.exec(source)?.[1] ?? '';
+  t.true(byline.indexOf('return false') >= 0 && byline.indexOf('return false') < byline.indexOf('textContent'), 'run npm install (patch-package applies patches/)');
+  t.regex(source, /if \(this\._debug\) \{\s*\/\/[^\n]*\n\s*this\.log\("Grabbed: "/);
 });

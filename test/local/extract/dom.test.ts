@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
+import { Readability } from '@mozilla/readability';
 import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, parseDocument, removeElementsByWholeText, type DomNode } from '../../../src/local/extract/dom.js';
 
 // patches/linkedom+*.patch makes linkedom create a node's listener map on its first listener instead
@@ -208,4 +209,20 @@ test('the installed Readability carries the patch: a node is read for its byline
   const byline = /_isValidByline\(node, matchString\) \{([\s\S]*?)\n {2}\},/.exec(source)?.[1] ?? '';
   t.true(byline.indexOf('return false') >= 0 && byline.indexOf('return false') < byline.indexOf('textContent'), 'run npm install (patch-package applies patches/)');
   t.regex(source, /if \(this\._debug\) \{\s*\/\/[^\n]*\n\s*this\.log\("Grabbed: "/);
+  t.regex(source, /var style = node\.hasAttribute\("style"\) \? node\.style : null;/);
+});
+
+test("Readability, patched, still leaves out what a node's inline style or hidden attribute hides", (t) => {
+  const paragraph = (words: string) => `<p>${words} ${'The council met again on Tuesday and agreed the budget for the coming year, after a long debate. '.repeat(4)}</p>`;
+  const html = `<html><head><title>Council agrees budget</title></head><body><article>
+    ${paragraph('Visible first.')}
+    <div style="display: none">${paragraph('Hidden by display.')}</div>
+    <div style="color: red; visibility:hidden">${paragraph('Hidden by visibility.')}</div>
+    <div hidden>${paragraph('Hidden by attribute.')}</div>
+    <div style="color: red">${paragraph('Shown in red.')}</div>
+    ${paragraph('Visible last.')}
+  </article></body></html>`;
+  const text = new Readability(parseDocument(html) as never).parse()?.textContent ?? '';
+  for (const shown of ['Visible first.', 'Shown in red.', 'Visible last.']) t.true(text.includes(shown), shown);
+  for (const hidden of ['Hidden by display.', 'Hidden by visibility.', 'Hidden by attribute.']) t.false(text.includes(hidden), hidden);
 });

@@ -33,8 +33,8 @@ const BOILERPLATE_WORD_PREFIXES = [
 const BOILERPLATE_WORDS = new Set([
   'ad', 'ads', 'adslot', 'banner', 'nav', 'navbar', 'menu', 'footer', 'tags', 'tag', 'meta', 'credit', 'credits',
   'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup', 'signature',
-  // Screen-reader text under other names: eBay's "clipped" ("- opens in a new window or tab" after
-  // every link), Amazon's "a-offscreen", "screenreader"; the split "screen-reader-text" (WordPress,
+  // Screen-reader text under other names: eBay's "clipped" (after every link, a note that it opens
+  // a new window), Amazon's "a-offscreen", "screenreader"; the split "screen-reader-text" (WordPress,
   // WooCommerce) and "screen-reader-only" are read as one word in boilerplateWords.
   'screenreader', 'clipped', 'offscreen',
 ]);

@@ -20,8 +20,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { extractDocument } from '../src/local/extract/index.js';
-import { DEFAULT_EXTRACTION_DEV_DIR, SPLITS, devPagePath, loadDevPages, readDevPageHtml, type Split } from './extraction-dev.js';
-import { machineDescription } from './index-bench-common.js';
+import { DEFAULT_EXTRACTION_DEV_DIR, SPLITS, devPageUrl, loadDevPages, readDevPageHtml, type Split } from './extraction-dev.js';
+import { machineWithLoad } from './index-bench-common.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,7 +45,7 @@ const current = extractDocument;
 const directory = args['dev-data']!;
 const pages = loadDevPages(directory, args.split as Split).map((page) => ({
   html: readDevPageHtml(directory, page.id),
-  url: page.url ?? pathToFileURL(devPagePath(directory, page.id)).href,
+  url: devPageUrl(directory, page),
 }));
 
 const cpuMs = () => {
@@ -84,6 +84,6 @@ for (let round = 0; round < rounds; round += 1) {
 }
 const total = (key: 'baselineMsPerPage' | 'currentMsPerPage') => results.reduce((sum, result) => sum + result[key], 0);
 const ratio = total('currentMsPerPage') / total('baselineMsPerPage');
-const machine = { ...machineDescription(), loadAverage1m: { before: loadBefore, after: os.loadavg()[0]! } };
+const machine = machineWithLoad(loadBefore);
 console.log(`${args.split} half, ${pages.length} pages, ${rounds} round(s): this build takes ${ratio.toFixed(3)} times the baseline's CPU a page; load ${loadBefore.toFixed(2)} → ${machine.loadAverage1m.after.toFixed(2)}`);
 writeFileSync(args.out!, `${JSON.stringify({ benchmark: 'extraction-ab', baseline: resolve(args.baseline), split: args.split, pages: pages.length, date: new Date().toISOString(), machine, rounds: results, ratio }, null, 2)}\n`);

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { aggregateScore, cjkAwareTokens, compareTexts, type ExtractionScore, type ShingleCounts } from './extraction-score.js';
 
@@ -51,6 +52,11 @@ export function loadDevPages(directory: string, split: Split): DevPage[] {
 
 export function devPagePath(directory: string, id: string): string {
   return join(directory, 'pages', `${id}.html.gz`);
+}
+
+/** The page's URL; a page with no known URL gets its file's, as `searchgate extract <file>` gives it. */
+export function devPageUrl(directory: string, page: Pick<DevPage, 'id' | 'url'>): string {
+  return page.url ?? pathToFileURL(devPagePath(directory, page.id)).href;
 }
 
 /** The page's stored HTML (always UTF-8, gzipped on disk). */

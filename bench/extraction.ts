@@ -29,11 +29,11 @@ import os from 'node:os';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ExtractorPool, extractDocument } from '../src/local/extract/index.js';
 import type { ExtractedPage } from '../src/local/types.js';
-import { machineDescription } from './index-bench-common.js';
+import { machineWithLoad } from './index-bench-common.js';
 import {
   DEFAULT_EXTRACTION_DEV_DIR,
   REFERENCE_SYSTEMS,
@@ -42,6 +42,7 @@ import {
   SPEED_TARGETS,
   SPLITS,
   devPagePath,
+  devPageUrl,
   formatDevReport,
   groupScores,
   loadDevPages,
@@ -103,11 +104,6 @@ function median(values: number[]): number {
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
-/** The machine, with the 1-minute load average at both ends of the run: the machine is shared. */
-function machine(loadBefore: number) {
-  return { ...machineDescription(), loadAverage1m: { before: round3(loadBefore), after: round3(os.loadavg()[0]!) } };
-}
-
 function writeResults(path: string, results: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
@@ -164,7 +160,7 @@ async function runArticleExtraction(pages: BenchmarkPage[]): Promise<void> {
     benchmark: 'article-extraction (Zyte), pages available in ../shared/data',
     pages: pages.length,
     date: new Date().toISOString(),
-    machine: machine(loadBefore),
+    machine: machineWithLoad(loadBefore),
     f1: round3(score.f1),
     precision: round3(score.precision),
     recall: round3(score.recall),
@@ -191,8 +187,6 @@ async function runArticleExtraction(pages: BenchmarkPage[]): Promise<void> {
 /** How many of the first pages are extracted once, untimed, before the timed pass (JIT, lazy module loads). */
 const DEV_WARM_UP_PAGES = 20;
 
-/** A page with no known URL gets the file URL, as `searchgate extract <file>` gives it. */
-const devPageUrl = (page: DevPage) => page.url ?? pathToFileURL(devPagePath(args['dev-data']!, page.id)).href;
 
 interface BatchRun {
   workers: number;
@@ -252,7 +246,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
   const loadBefore = os.loadavg()[0]!;
 
   for (const page of pages.slice(0, DEV_WARM_UP_PAGES)) {
-    await extractDocument(readDevPageHtml(directory, page.id), { url: devPageUrl(page), contentType: 'text/html' });
+    await extractDocument(readDevPageHtml(directory, page.id), { url: devPageUrl(directory, page), contentType: 'text/html' });
   }
 
   const pageTimes: number[] = [];
@@ -269,7 +263,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
     for (let round = 0; round < devRounds; round += 1) {
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
-      const extracted = await extractDocument(html, { url: devPageUrl(page), contentType: 'text/html' });
+      const extracted = await extractDocument(html, { url: devPageUrl(directory, page), contentType: 'text/html' });
       const cpu = process.cpuUsage(cpuStarted);
       times.push(performance.now() - started);
       cpuTimes.push((cpu.user + cpu.system) / 1000);
@@ -324,7 +318,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
     pages: pages.length,
     emptyTexts: texts.filter((text) => !text.trim()).length,
     date: new Date().toISOString(),
-    machine: machine(loadBefore),
+    machine: machineWithLoad(loadBefore),
     scores: report,
     titles: titleReport,
     reference: split === 'report' ? { systems: REFERENCE_SYSTEMS, f1: REPORT_REFERENCE, overallPrecisionRecall: REPORT_REFERENCE_PRECISION_RECALL } : null,

@@ -35,6 +35,12 @@ export function machineDescription(): MachineDescription {
   };
 }
 
+/** The machine, with the 1-minute load average at both ends of a run (to 3 decimals): the machine is shared. */
+export function machineWithLoad(loadBefore: number): MachineDescription & { loadAverage1m: { before: number; after: number } } {
+  const round3 = (value: number) => Math.round(value * 1000) / 1000;
+  return { ...machineDescription(), loadAverage1m: { before: round3(loadBefore), after: round3(os.loadavg()[0]!) } };
+}
+
 /** Ends the run if it overstays, so a hung benchmark never outlives its time box. */
 export function startWatchdog(maxSeconds: number, name: string): void {
   setTimeout(() => {

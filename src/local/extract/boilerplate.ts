@@ -112,9 +112,22 @@ export function markupWords(element: DomElement): readonly string[] {
  * The boilerplate words (or word prefixes) of the element's class and id. Words in `exempt` do not
  * count: on a forum "comment" and "author" mark the posts themselves.
  */
-function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): string[] {
-  const found: string[] = [];
-  const words = markupWords(element);
+function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): readonly string[] {
+  const keys = boilerplateKeys(markupWords(element));
+  return exempt.size === 0 || !keys.some((key) => exempt.has(key)) ? keys : keys.filter((key) => !exempt.has(key));
+}
+
+/**
+ * The boilerplate keys of a list of markup words, once per list: markupWords hands out the same list
+ * for the same class string, and matching each word against every prefix was a few per cent of a
+ * page's extraction.
+ */
+const boilerplateKeysOf = new WeakMap<readonly string[], readonly string[]>();
+
+function boilerplateKeys(words: readonly string[]): readonly string[] {
+  let found = boilerplateKeysOf.get(words);
+  if (found) return found;
+  const keys: string[] = [];
   for (const [index, word] of words.entries()) {
     // A shop's "price-tag" shows the price, not a list of tags.
     if (word === 'tag' && words[index - 1] === 'price') continue;
@@ -124,8 +137,10 @@ function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): str
         : BOILERPLATE_WORDS.has(word)
           ? word
           : BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
-    if (key !== undefined && !exempt.has(key) && !found.includes(key)) found.push(key);
+    if (key !== undefined && !keys.includes(key)) keys.push(key);
   }
+  found = keys;
+  boilerplateKeysOf.set(words, found);
   return found;
 }
 
@@ -199,7 +214,7 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
   const exempt = options.exemptWords ?? NO_EXEMPTIONS;
   const byTagOrRole: DomElement[] = [];
   const byWord = new Map<string, DomElement[]>();
-  const wordsOf = new Map<DomElement, string[]>();
+  const wordsOf = new Map<DomElement, readonly string[]>();
   const insideCode = codeTokens(body);
   for (const element of body.querySelectorAll('*')) {
     if (isBoilerplateByTagOrRole(element)) {

@@ -1,0 +1,35 @@
+import test from 'ava';
+import { removeBoilerplateElements } from '../../../src/local/extract/boilerplate.js';
+import { parseDocument } from '../../../src/local/extract/dom.js';
+
+const ARTICLE = 'The council approved the new library budget after a long debate about opening hours and staffing. '.repeat(8);
+
+/** An article with a reader's remark under it, classed as comments are; the same class string on every call. */
+function page(): ReturnType<typeof parseDocument> {
+  return parseDocument(
+    `<html><body><main><article><h1>Library budget</h1><p>${ARTICLE}</p></article>` +
+      '<div class="comment-body"><p>I walk past that library every day, and it is always full of people reading.</p></div></main></body></html>',
+  );
+}
+
+const remarkKept = (document: ReturnType<typeof parseDocument>) => (document.body?.textContent ?? '').includes('I walk past that library');
+
+test('class words exempt on one page type still mark boilerplate on the next page with the same classes', (t) => {
+  // The words of a class string are remembered between pages; what one page's type exempts must not
+  // be remembered with them.
+  const before = page();
+  removeBoilerplateElements(before);
+  t.false(remarkKept(before), 'a comment is boilerplate on an article');
+
+  const forum = page();
+  removeBoilerplateElements(forum, { exemptWords: new Set(['comment']) });
+  t.true(remarkKept(forum), 'on a forum "comment" marks the posts themselves');
+
+  const after = page();
+  removeBoilerplateElements(after);
+  t.false(remarkKept(after), 'the forum page left no exemption behind');
+
+  const exemptFirst = page();
+  removeBoilerplateElements(exemptFirst, { exemptWords: new Set(['comment']) });
+  t.true(remarkKept(exemptFirst));
+});

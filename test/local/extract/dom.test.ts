@@ -37,6 +37,39 @@ test('the installed linkedom carries the patch: no listener map is made in a nod
   }
 });
 
+test('the installed htmlparser2 under linkedom carries the patch: its open tags are a push-and-pop stack', (t) => {
+  const require = createRequire(import.meta.url);
+  const linkedomDirectory = require.resolve('linkedom/package.json').replace(/package\.json$/, '');
+  // Its package.json is not among the package's exports; its entry point is, in dist/commonjs.
+  const parserPackage = createRequire(`${linkedomDirectory}package.json`).resolve('htmlparser2').replace(/dist[\\/]commonjs[\\/]index\.js$/, '');
+  for (const build of ['esm', 'commonjs']) {
+    const source = readFileSync(`${parserPackage}dist/${build}/Parser.js`, 'utf8');
+    t.false(source.includes('this.stack.unshift('), `${build}: run npm install (patch-package applies patches/)`);
+    t.regex(source, /this\.stack\.push\(name\)/);
+    t.regex(source, /this\.stack\.lastIndexOf\(name\)/);
+  }
+});
+
+test('tags the parser closes by implication close as before: paragraphs, list items, table rows, end tags of outer elements, the end of the page', (t) => {
+  const body = (html: string) => parseDocument(`<html><body>${html}</body></html>`).body!.innerHTML;
+  t.is(body('<p>one<p>two<div>three</div>'), '<p>one</p><p>two</p><div>three</div>');
+  t.is(body('<ul><li>a<li>b</ul><p>after'), '<ul><li>a</li><li>b</li></ul><p>after</p>');
+  t.is(body('<table><tr><td>1<td>2<tr><td>3</table>'), '<table><tr><td>1</td><td>2</td></tr><tr><td>3</td></tr></table>');
+  t.is(body('<div><span><b>x</div>y'), '<div><span><b>x</b></span></div>y', 'an outer end tag closes the tags open inside it');
+  t.is(body('<div><div>inner</div>outer</div>after'), '<div><div>inner</div>outer</div>after', 'an end tag closes the innermost open element of its name');
+  t.is(body('<div><em>never closed'), '<div><em>never closed</em></div>');
+  // In SVG a self-closing tag closes itself; outside it, it does not.
+  t.is(body('<svg><circle/><rect/></svg><span/>x'), '<svg><circle /><rect /></svg><span>x</span>');
+});
+
+test('after thousands of nested tables the parser closes every one and the rest of the page lands in <body>', (t) => {
+  const depth = 3_000;
+  const document = parseDocument(`<html><body>${'<table><tr><td>'.repeat(depth)}deep${'</td></tr></table>'.repeat(depth)}<p>after</p></body></html>`);
+  const after = [...document.querySelectorAll('p')].find((element) => element.textContent === 'after');
+  t.is(after?.parentElement?.localName, 'body');
+  t.true(document.body!.textContent!.includes('deep'));
+});
+
 interface EventTargetLike {
   addEventListener(type: string, listener: () => void): void;
   removeEventListener(type: string, listener: () => void): void;

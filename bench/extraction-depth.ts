@@ -1,0 +1,96 @@
+/**
+ * How extraction's cost grows with how deeply a page nests its elements. Real pages nest 97 deep at
+ * most (extraction-dev's 1,343; p99 36), but a crawler reads what it is sent: a page of ten thousand
+ * nested tables or lists is a few hundred kilobytes. Each shape is extracted at doubling depths and
+ * the growth per doubling is reported: about 2 is linear, about 4 quadratic.
+ *
+ *   node dist/bench/extraction-depth.js [--baseline DIR] [--depths 2000,4000,8000,16000,32000] [--rounds 3] [--out FILE]
+ *
+ * With --baseline DIR (another checkout with `dist/` built, as for bench/extraction-ab.ts), every
+ * page also goes through that build, in turn with this one, and the ratio of their CPU times is
+ * reported beside the growth.
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { extractDocument } from '../src/local/extract/index.js';
+import { machineWithLoad, startWatchdog } from './index-bench-common.js';
+
+const { values: args } = parseArgs({
+  options: {
+    baseline: { type: 'string' },
+    depths: { type: 'string', default: '2000,4000,8000,16000,32000' },
+    rounds: { type: 'string', default: '3' },
+    out: { type: 'string', default: 'bench/results/extraction-depth.json' },
+  },
+});
+const depths = args.depths!.split(',').map(Number);
+const rounds = Math.max(1, Number(args.rounds));
+startWatchdog(1800, 'extraction-depth');
+
+type Extract = typeof extractDocument;
+const baseline = args.baseline
+  ? ((await import(pathToFileURL(resolve(args.baseline, 'dist/src/local/extract/index.js')).href)) as { extractDocument: Extract }).extractDocument
+  : null;
+
+/** Each shape: the markup that opens one level and the markup that closes it. */
+const SHAPES: Record<string, [open: string, close: string]> = {
+  'nested div': ['<div class="box">', '</div>'],
+  'nested table': ['<table><tr><td>', '</td></tr></table>'],
+  'nested list': ['<ul><li>', '</li></ul>'],
+  'nested inline': ['<span><b>', '</b></span>'],
+};
+
+function page([open, close]: [string, string], depth: number): Uint8Array {
+  return new TextEncoder().encode(`<html><body><p>Before the nesting.</p>${open.repeat(depth)}innermost${close.repeat(depth)}<p>After the nesting.</p></body></html>`);
+}
+
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+async function timed(extract: Extract, html: Uint8Array): Promise<number> {
+  const start = cpuMs();
+  await extract(html, { url: 'https://bench.example/deep', contentType: 'text/html' });
+  return cpuMs() - start;
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+interface Row {
+  shape: string;
+  depth: number;
+  kilobytes: number;
+  currentMs: number;
+  baselineMs: number | null;
+}
+const rows: Row[] = [];
+const loadBefore = os.loadavg()[0]!;
+await timed(extractDocument, page(SHAPES['nested div']!, 100)); // warm-up: JIT, lazy module loads
+for (const [shape, markup] of Object.entries(SHAPES)) {
+  for (const depth of depths) {
+    const html = page(markup, depth);
+    const current: number[] = [];
+    const before: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      if (baseline && round % 2 === 1) before.push(await timed(baseline, html));
+      current.push(await timed(extractDocument, html));
+      if (baseline && round % 2 === 0) before.push(await timed(baseline, html));
+    }
+    const row = { shape, depth, kilobytes: Math.round(html.length / 1024), currentMs: median(current), baselineMs: baseline ? median(before) : null };
+    rows.push(row);
+    const previous = rows.at(-2)?.shape === shape ? rows.at(-2)! : null;
+    const growth = (now: number, then: number | null | undefined) => (then ? `×${(now / then).toFixed(2)}` : '     ');
+    console.log(
+      `${shape.padEnd(14)} depth ${String(depth).padStart(6)} (${String(row.kilobytes).padStart(5)} KB): ${row.currentMs.toFixed(0).padStart(6)} ms ${growth(row.currentMs, previous?.currentMs)}` +
+        (row.baselineMs === null ? '' : `   baseline ${row.baselineMs.toFixed(0).padStart(6)} ms ${growth(row.baselineMs, previous?.baselineMs)}   ratio ${(row.currentMs / row.baselineMs).toFixed(3)}`),
+    );
+  }
+}
+const machine = machineWithLoad(loadBefore);
+console.log(`machine: ${machine.cpus} CPUs, ${machine.cpuModel}, Node ${machine.node}; load ${loadBefore.toFixed(2)} → ${machine.loadAverage1m.after.toFixed(2)}`);
+writeFileSync(
+  args.out!,
+  `${JSON.stringify({ benchmark: 'extraction-depth', baseline: args.baseline ? resolve(args.baseline) : null, date: new Date().toISOString(), machine, rounds, rows }, null, 2)}\n`,
+);

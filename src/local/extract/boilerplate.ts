@@ -125,8 +125,8 @@ function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): rea
 const boilerplateKeysOf = new WeakMap<readonly string[], readonly string[]>();
 
 function boilerplateKeys(words: readonly string[]): readonly string[] {
-  let found = boilerplateKeysOf.get(words);
-  if (found) return found;
+  const known = boilerplateKeysOf.get(words);
+  if (known) return known;
   const keys: string[] = [];
   for (const [index, word] of words.entries()) {
     // A shop's "price-tag" shows the price, not a list of tags.
@@ -139,9 +139,8 @@ function boilerplateKeys(words: readonly string[]): readonly string[] {
           : BOILERPLATE_WORD_PREFIXES.find((candidate) => word.startsWith(candidate));
     if (key !== undefined && !keys.includes(key)) keys.push(key);
   }
-  found = keys;
-  boilerplateKeysOf.set(words, found);
-  return found;
+  boilerplateKeysOf.set(words, keys);
+  return keys;
 }
 
 const NO_EXEMPTIONS: ReadonlySet<string> = new Set();

@@ -2,7 +2,9 @@
  * How extraction's cost grows with how deeply a page nests its elements. Real pages nest 97 deep at
  * most (extraction-dev's 1,343; p99 36), but a crawler reads what it is sent: a page of ten thousand
  * nested tables or lists is a few hundred kilobytes. Each shape is extracted at doubling depths and
- * the growth per doubling is reported: about 2 is linear, about 4 quadratic.
+ * the growth per doubling is reported: about 2 is linear, about 4 quadratic. The crawler's reading of
+ * a page's links and robots directives (readPageDirectives), which parses the page again on the main
+ * thread, is timed beside it.
  *
  *   node dist/bench/extraction-depth.js [--baseline DIR] [--depths 2000,4000,8000,16000,32000] [--rounds 3] [--out FILE]
  *
@@ -15,6 +17,7 @@ import os from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { readPageDirectives } from '../src/local/crawl/links.js';
 import { extractDocument } from '../src/local/extract/index.js';
 import { machineWithLoad, startWatchdog } from './index-bench-common.js';
 
@@ -31,9 +34,10 @@ const rounds = Math.max(1, Number(args.rounds));
 startWatchdog(1800, 'extraction-depth');
 
 type Extract = typeof extractDocument;
-const baseline = args.baseline
-  ? ((await import(pathToFileURL(resolve(args.baseline, 'dist/src/local/extract/index.js')).href)) as { extractDocument: Extract }).extractDocument
-  : null;
+type ReadLinks = typeof readPageDirectives;
+const baselineModule = (path: string) => import(pathToFileURL(resolve(args.baseline!, path)).href);
+const baseline = args.baseline ? ((await baselineModule('dist/src/local/extract/index.js')) as { extractDocument: Extract }).extractDocument : null;
+const baselineLinks = args.baseline ? ((await baselineModule('dist/src/local/crawl/links.js')) as { readPageDirectives: ReadLinks }).readPageDirectives : null;
 
 /** Each shape: the markup that opens one level and the markup that closes it. */
 const SHAPES: Record<string, [open: string, close: string]> = {
@@ -43,17 +47,23 @@ const SHAPES: Record<string, [open: string, close: string]> = {
   'nested inline': ['<span><b>', '</b></span>'],
 };
 
-function page([open, close]: [string, string], depth: number): Uint8Array {
-  return new TextEncoder().encode(`<html><body><p>Before the nesting.</p>${open.repeat(depth)}innermost${close.repeat(depth)}<p>After the nesting.</p></body></html>`);
+function page([open, close]: [string, string], depth: number): string {
+  return `<html><body><p>Before the nesting.</p>${open.repeat(depth)}innermost${close.repeat(depth)}<p>After the nesting.</p></body></html>`;
 }
 
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
+const URL = 'https://bench.example/deep';
 async function timed(extract: Extract, html: Uint8Array): Promise<number> {
   const start = cpuMs();
-  await extract(html, { url: 'https://bench.example/deep', contentType: 'text/html' });
+  await extract(html, { url: URL, contentType: 'text/html' });
+  return cpuMs() - start;
+}
+function timedLinks(readLinks: ReadLinks, html: string): number {
+  const start = cpuMs();
+  readLinks(html, URL, undefined);
   return cpuMs() - start;
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -64,27 +74,51 @@ interface Row {
   kilobytes: number;
   currentMs: number;
   baselineMs: number | null;
+  /** The crawler's link reading of the same page. */
+  linksMs: number;
+  baselineLinksMs: number | null;
 }
 const rows: Row[] = [];
 const loadBefore = os.loadavg()[0]!;
-await timed(extractDocument, page(SHAPES['nested div']!, 100)); // warm-up: JIT, lazy module loads
+await timed(extractDocument, new TextEncoder().encode(page(SHAPES['nested div']!, 100))); // warm-up: JIT, lazy module loads
 for (const [shape, markup] of Object.entries(SHAPES)) {
   for (const depth of depths) {
     const html = page(markup, depth);
+    const bytes = new TextEncoder().encode(html);
     const current: number[] = [];
     const before: number[] = [];
+    const links: number[] = [];
+    const linksBefore: number[] = [];
     for (let round = 0; round < rounds; round += 1) {
-      if (baseline && round % 2 === 1) before.push(await timed(baseline, html));
-      current.push(await timed(extractDocument, html));
-      if (baseline && round % 2 === 0) before.push(await timed(baseline, html));
+      if (baseline && baselineLinks && round % 2 === 1) {
+        before.push(await timed(baseline, bytes));
+        linksBefore.push(timedLinks(baselineLinks, html));
+      }
+      current.push(await timed(extractDocument, bytes));
+      links.push(timedLinks(readPageDirectives, html));
+      if (baseline && baselineLinks && round % 2 === 0) {
+        before.push(await timed(baseline, bytes));
+        linksBefore.push(timedLinks(baselineLinks, html));
+      }
     }
-    const row = { shape, depth, kilobytes: Math.round(html.length / 1024), currentMs: median(current), baselineMs: baseline ? median(before) : null };
+    const row: Row = {
+      shape,
+      depth,
+      kilobytes: Math.round(bytes.length / 1024),
+      currentMs: median(current),
+      baselineMs: baseline ? median(before) : null,
+      linksMs: median(links),
+      baselineLinksMs: baselineLinks ? median(linksBefore) : null,
+    };
     rows.push(row);
     const previous = rows.at(-2)?.shape === shape ? rows.at(-2)! : null;
     const growth = (now: number, then: number | null | undefined) => (then ? `×${(now / then).toFixed(2)}` : '     ');
+    const ms = (value: number) => `${value.toFixed(0).padStart(6)} ms`;
     console.log(
-      `${shape.padEnd(14)} depth ${String(depth).padStart(6)} (${String(row.kilobytes).padStart(5)} KB): ${row.currentMs.toFixed(0).padStart(6)} ms ${growth(row.currentMs, previous?.currentMs)}` +
-        (row.baselineMs === null ? '' : `   baseline ${row.baselineMs.toFixed(0).padStart(6)} ms ${growth(row.baselineMs, previous?.baselineMs)}   ratio ${(row.currentMs / row.baselineMs).toFixed(3)}`),
+      `${shape.padEnd(14)} depth ${String(depth).padStart(6)} (${String(row.kilobytes).padStart(5)} KB): extract ${ms(row.currentMs)} ${growth(row.currentMs, previous?.currentMs)}` +
+        (row.baselineMs === null ? '' : ` (baseline ${ms(row.baselineMs)} ${growth(row.baselineMs, previous?.baselineMs)})`) +
+        `   links ${ms(row.linksMs)} ${growth(row.linksMs, previous?.linksMs)}` +
+        (row.baselineLinksMs === null ? '' : ` (baseline ${ms(row.baselineLinksMs)} ${growth(row.baselineLinksMs, previous?.baselineLinksMs)})`),
     );
   }
 }

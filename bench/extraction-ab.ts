@@ -17,11 +17,10 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { extractDocument } from '../src/local/extract/index.js';
 import { DEFAULT_EXTRACTION_DEV_DIR, SPLITS, devPageUrl, loadDevPages, readDevPageHtml, type Split } from './extraction-dev.js';
-import { machineWithLoad } from './index-bench-common.js';
+import { extractionCpuMs, importFromBuild, machineWithLoad } from './index-bench-common.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,8 +37,7 @@ if (!(SPLITS as readonly string[]).includes(args.split!)) throw new Error(`--spl
 const rounds = Math.max(1, Number(args.rounds));
 
 type Extract = typeof extractDocument;
-const baselineModule = pathToFileURL(resolve(args.baseline, 'dist/src/local/extract/index.js')).href;
-const baseline = ((await import(baselineModule)) as { extractDocument: Extract }).extractDocument;
+const { extractDocument: baseline } = await importFromBuild<{ extractDocument: Extract }>(args.baseline, 'src/local/extract/index.js');
 const current = extractDocument;
 
 const directory = args['dev-data']!;
@@ -48,15 +46,7 @@ const pages = loadDevPages(directory, args.split as Split).map((page) => ({
   url: devPageUrl(directory, page),
 }));
 
-const cpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-async function timed(extract: Extract, page: (typeof pages)[number]): Promise<number> {
-  const start = cpuMs();
-  await extract(page.html, { url: page.url, contentType: 'text/html' });
-  return cpuMs() - start;
-}
+const timed = (extract: Extract, page: (typeof pages)[number]) => extractionCpuMs(extract, page.html, page.url);
 
 const loadBefore = os.loadavg()[0]!;
 for (const page of pages.slice(0, Number(args.warmup))) {

@@ -9,17 +9,16 @@
  *   node dist/bench/extraction-depth.js [--baseline DIR] [--depths 2000,4000,8000,16000,32000] [--rounds 3] [--out FILE]
  *
  * With --baseline DIR (another checkout with `dist/` built, as for bench/extraction-ab.ts), every
- * page also goes through that build, in turn with this one, and the ratio of their CPU times is
- * reported beside the growth.
+ * page also goes through that build, in turn with this one, and its times and growth are reported
+ * beside this build's.
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readPageDirectives } from '../src/local/crawl/links.js';
 import { extractDocument } from '../src/local/extract/index.js';
-import { machineWithLoad, startWatchdog } from './index-bench-common.js';
+import { cpuMs, extractionCpuMs, importFromBuild, machineWithLoad, startWatchdog } from './index-bench-common.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,9 +34,12 @@ startWatchdog(1800, 'extraction-depth');
 
 type Extract = typeof extractDocument;
 type ReadLinks = typeof readPageDirectives;
-const baselineModule = (path: string) => import(pathToFileURL(resolve(args.baseline!, path)).href);
-const baseline = args.baseline ? ((await baselineModule('dist/src/local/extract/index.js')) as { extractDocument: Extract }).extractDocument : null;
-const baselineLinks = args.baseline ? ((await baselineModule('dist/src/local/crawl/links.js')) as { readPageDirectives: ReadLinks }).readPageDirectives : null;
+const baseline = args.baseline
+  ? {
+      extract: (await importFromBuild<{ extractDocument: Extract }>(args.baseline, 'src/local/extract/index.js')).extractDocument,
+      readLinks: (await importFromBuild<{ readPageDirectives: ReadLinks }>(args.baseline, 'src/local/crawl/links.js')).readPageDirectives,
+    }
+  : null;
 
 /** Each shape: the markup that opens one level and the markup that closes it. */
 const SHAPES: Record<string, [open: string, close: string]> = {
@@ -51,16 +53,8 @@ function page([open, close]: [string, string], depth: number): string {
   return `<html><body><p>Before the nesting.</p>${open.repeat(depth)}innermost${close.repeat(depth)}<p>After the nesting.</p></body></html>`;
 }
 
-const cpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 const URL = 'https://bench.example/deep';
-async function timed(extract: Extract, html: Uint8Array): Promise<number> {
-  const start = cpuMs();
-  await extract(html, { url: URL, contentType: 'text/html' });
-  return cpuMs() - start;
-}
+const timed = (extract: Extract, html: Uint8Array) => extractionCpuMs(extract, html, URL);
 function timedLinks(readLinks: ReadLinks, html: string): number {
   const start = cpuMs();
   readLinks(html, URL, undefined);
@@ -89,17 +83,17 @@ for (const [shape, markup] of Object.entries(SHAPES)) {
     const before: number[] = [];
     const links: number[] = [];
     const linksBefore: number[] = [];
+    const measureBaseline = async () => {
+      if (!baseline) return;
+      before.push(await timed(baseline.extract, bytes));
+      linksBefore.push(timedLinks(baseline.readLinks, html));
+    };
+    // Which build goes first alternates round by round.
     for (let round = 0; round < rounds; round += 1) {
-      if (baseline && baselineLinks && round % 2 === 1) {
-        before.push(await timed(baseline, bytes));
-        linksBefore.push(timedLinks(baselineLinks, html));
-      }
+      if (round % 2 === 1) await measureBaseline();
       current.push(await timed(extractDocument, bytes));
       links.push(timedLinks(readPageDirectives, html));
-      if (baseline && baselineLinks && round % 2 === 0) {
-        before.push(await timed(baseline, bytes));
-        linksBefore.push(timedLinks(baselineLinks, html));
-      }
+      if (round % 2 === 0) await measureBaseline();
     }
     const row: Row = {
       shape,
@@ -108,7 +102,7 @@ for (const [shape, markup] of Object.entries(SHAPES)) {
       currentMs: median(current),
       baselineMs: baseline ? median(before) : null,
       linksMs: median(links),
-      baselineLinksMs: baselineLinks ? median(linksBefore) : null,
+      baselineLinksMs: baseline ? median(linksBefore) : null,
     };
     rows.push(row);
     const previous = rows.at(-2)?.shape === shape ? rows.at(-2)! : null;

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ExtractorPool, extractDocument } from '../src/local/extract/index.js';
 import type { ExtractedPage } from '../src/local/types.js';
-import { machineWithLoad } from './index-bench-common.js';
+import { machineWithLoad, round3 } from './index-bench-common.js';
 import {
   DEFAULT_EXTRACTION_DEV_DIR,
   REFERENCE_SYSTEMS,
@@ -101,8 +101,6 @@ function median(values: number[]): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
-
-const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
 function writeResults(path: string, results: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -186,7 +184,6 @@ async function runArticleExtraction(pages: BenchmarkPage[]): Promise<void> {
 
 /** How many of the first pages are extracted once, untimed, before the timed pass (JIT, lazy module loads). */
 const DEV_WARM_UP_PAGES = 20;
-
 
 interface BatchRun {
   workers: number;

@@ -1,5 +1,6 @@
 /**
- * What several benchmarks share: the machine description their reports carry, a watchdog, the
+ * What several benchmarks share: the machine description their reports carry, a watchdog, CPU time
+ * and another build's modules for side-by-side runs, the
  * 243k-page bench corpus (../shared/tools), built once under the work directory, never in the repo,
  * and a synthetic corpus of any size, number of hosts and span of dates, made in memory.
  */
@@ -7,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { extractDocument } from '../src/local/extract/index.js';
 import type { IndexedPage } from '../src/local/types.js';
 import { seededRandom } from '../src/util/random.js';
 
@@ -35,10 +37,32 @@ export function machineDescription(): MachineDescription {
   };
 }
 
+export const round3 = (value: number): number => Math.round(value * 1000) / 1000;
+
 /** The machine, with the 1-minute load average at both ends of a run (to 3 decimals): the machine is shared. */
 export function machineWithLoad(loadBefore: number): MachineDescription & { loadAverage1m: { before: number; after: number } } {
-  const round3 = (value: number) => Math.round(value * 1000) / 1000;
   return { ...machineDescription(), loadAverage1m: { before: round3(loadBefore), after: round3(os.loadavg()[0]!) } };
+}
+
+/** The CPU time this process has used, in ms (user and system, all its threads). */
+export function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** The CPU time one extraction of a page takes, in ms. */
+export async function extractionCpuMs(extract: typeof extractDocument, html: Uint8Array, url: string): Promise<number> {
+  const start = cpuMs();
+  await extract(html, { url, contentType: 'text/html' });
+  return cpuMs() - start;
+}
+
+/**
+ * A module of another checkout's build (`DIR/dist/…`), loaded beside this one's so that two builds
+ * run side by side in one process. The other checkout's own node_modules resolve its packages.
+ */
+export async function importFromBuild<T>(directory: string, modulePath: string): Promise<T> {
+  return (await import(pathToFileURL(resolve(directory, 'dist', modulePath)).href)) as T;
 }
 
 /** Ends the run if it overstays, so a hung benchmark never outlives its time box. */

@@ -114,7 +114,7 @@ export function markupWords(element: DomElement): readonly string[] {
  */
 function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): readonly string[] {
   const keys = boilerplateKeys(markupWords(element));
-  return exempt.size === 0 || !keys.some((key) => exempt.has(key)) ? keys : keys.filter((key) => !exempt.has(key));
+  return exempt.size === 0 ? keys : keys.filter((key) => !exempt.has(key));
 }
 
 /**

@@ -220,7 +220,7 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
       byTagOrRole.push(element);
       continue;
     }
-    if ((element.id === '' && element.className === '') || insideCode.has(element)) continue;
+    if ((element.id === '' && element.className === '') || insideCode.has(element) || MICROFORMAT_ENTRY.test(element.className)) continue;
     const words = boilerplateWords(element, exempt);
     if (words.length === 0 || (isPartOfASentence(element) && !words.some((word) => UNSHOWN_WORDS.has(word)))) continue;
     wordsOf.set(element, words);
@@ -263,6 +263,13 @@ function codeTokens(body: DomElement): Set<DomElement> {
   for (const code of body.querySelectorAll('pre, code')) for (const token of code.querySelectorAll('*')) tokens.add(token);
   return tokens;
 }
+
+/**
+ * A microformats entry (hAtom's "hentry", microformats2's "h-entry"): the post itself, as the page's
+ * markup declares it. Themes put the post's taxonomy beside it ("hentry post author-kgs"), whose
+ * words read as a byline's; with comments outweighing the post, that took the whole post away.
+ */
+const MICROFORMAT_ENTRY = /(?:^|\s)h-?entry(?:\s|$)/;
 
 /** Blocks that hold running text. */
 const SENTENCE_HOLDERS = new Set(['P', 'LI', 'DD', 'BLOCKQUOTE', 'TD']);

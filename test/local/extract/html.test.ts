@@ -520,3 +520,26 @@ test('screen-reader text under the class names of WordPress, eBay, Amazon and ot
   t.true(text.includes('42 cm'), text);
   for (const unshown of ['Original price was', 'Current price is', 'opens in a new window', 'Seller rating', 'Rated by buyers']) t.false(text.includes(unshown), unshown);
 });
+
+test('a microformats entry is the post, whatever taxonomy words its theme puts beside "hentry"', (t) => {
+  // Sandbox-style themes class the post "hentry post author-<login> category-<slug>": read as a
+  // byline's word, "author" took the whole post away once its comments outweighed it.
+  const comment = (name: string) =>
+    `<li class="comment"><div class="comment-author vcard"><span class="fn">${name}</span> wrote:</div>` +
+    '<p>I remember the old reading room well, and I am glad to hear it will stay open on Sundays for the students who need it.</p></li>';
+  const html =
+    '<html><body><div id="header"><div id="blog-description">A blog about libraries and reading</div></div>' +
+    '<div id="container"><div id="content">' +
+    '<div id="post-12" class="hentry p1 post publish author-jane category-news y2012 m08 d17">' +
+    `<h2 class="entry-title">The reading room stays open</h2><div class="entry-content"><p>${PARAGRAPHS[0]}</p><p>${PARAGRAPHS[1]}</p></div></div>` +
+    `<div class="comments"><ol>${['Ann', 'Bob', 'Cleo', 'Dev', 'Eli', 'Fay'].map(comment).join('')}</ol></div>` +
+    '</div></div></body></html>';
+  const page = extractHtml(html, 'https://blog.example/2012/08/17/reading-room/');
+  t.true(page.text.includes(PARAGRAPHS[0]!), page.text);
+  t.true(page.text.includes(PARAGRAPHS[1]!));
+  t.false(page.text.includes('old reading room'), 'the comments stay out');
+
+  // The same post classed without the microformat is still read by its words: the rule is the class.
+  const unmarked = extractHtml(html.replace('hentry ', ''), 'https://blog.example/2012/08/17/reading-room/');
+  t.false(unmarked.text.includes(PARAGRAPHS[0]!));
+});

@@ -220,7 +220,7 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
       byTagOrRole.push(element);
       continue;
     }
-    if ((element.id === '' && element.className === '') || insideCode.has(element) || MICROFORMAT_ENTRY.test(element.className)) continue;
+    if ((element.id === '' && element.className === '') || insideCode.has(element) || isDeclaredPost(element)) continue;
     const words = boilerplateWords(element, exempt);
     if (words.length === 0 || (isPartOfASentence(element) && !words.some((word) => UNSHOWN_WORDS.has(word)))) continue;
     wordsOf.set(element, words);
@@ -265,11 +265,23 @@ function codeTokens(body: DomElement): Set<DomElement> {
 }
 
 /**
- * A microformats entry (hAtom's "hentry", microformats2's "h-entry"): the post itself, as the page's
- * markup declares it. Themes put the post's taxonomy beside it ("hentry post author-kgs"), whose
- * words read as a byline's; with comments outweighing the post, that took the whole post away.
+ * The post itself, as the page's markup declares it: a microformats entry (hAtom's "hentry",
+ * microformats2's "h-entry"), a schema.org article or its body in microdata. Its class words are
+ * not what it is. Themes put the post's taxonomy beside "hentry" ("hentry post author-jane"), which
+ * read as a byline's words; a share plugin gave an article body's wrapper the id of its buttons'
+ * container ("share-btns-container"). With comments outweighing the post, either took the
+ * whole post away.
  */
 const MICROFORMAT_ENTRY = /(?:^|\s)h-?entry(?:\s|$)/;
+const SCHEMA_ARTICLE_TYPE = /(?:Article|BlogPosting)$/;
+
+function isDeclaredPost(element: DomElement): boolean {
+  return (
+    MICROFORMAT_ENTRY.test(element.className) ||
+    element.getAttribute('itemprop') === 'articleBody' ||
+    SCHEMA_ARTICLE_TYPE.test(element.getAttribute('itemtype') ?? '')
+  );
+}
 
 /** Blocks that hold running text. */
 const SENTENCE_HOLDERS = new Set(['P', 'LI', 'DD', 'BLOCKQUOTE', 'TD']);

@@ -543,3 +543,27 @@ test('a microformats entry is the post, whatever taxonomy words its theme puts b
   const unmarked = extractHtml(html.replace('hentry ', ''), 'https://blog.example/2012/08/17/reading-room/');
   t.false(unmarked.text.includes(PARAGRAPHS[0]!));
 });
+
+test('an element the page marks as the article (itemprop articleBody, an Article itemtype) is never boilerplate by its class words', (t) => {
+  // A share plugin named the body's wrapper after its buttons ("share-btns-container"); with more
+  // prose in the comments under it, the word "share" took the whole story away.
+  const comment = (name: string) =>
+    `<li class="comment"><b>${name}</b><p>I take the tram every morning, and a line to the northern suburbs would save me half an hour each way, so I am glad.</p></li>`;
+  const html = (bodyAttributes: string) =>
+    '<html><body><article itemscope itemtype="https://schema.org/NewsArticle"><h1>Council approves tram extension</h1>' +
+    `<div ${bodyAttributes} id="share-btns-container"><p>${PARAGRAPHS[0]!}</p><p>${PARAGRAPHS[1]!}</p></div></article>` +
+    `<ol class="comments">${['Ann', 'Bob', 'Cleo', 'Dev', 'Eli'].map(comment).join('')}</ol></body></html>`;
+  const page = extractHtml(html('itemprop="articleBody"'), 'https://news.example/2024/05/tram');
+  t.true(page.text.includes(PARAGRAPHS[0]!), page.text);
+  t.true(page.text.includes(PARAGRAPHS[1]!));
+  t.false(page.text.includes('tram every morning'), 'the comments stay out');
+
+  // The pre-clean itself: with the mark the body stays, without it the class words decide, as before.
+  const bodyKept = (bodyAttributes: string) => {
+    const document = parseDocument(html(bodyAttributes));
+    removeBoilerplateElements(document);
+    return (document.body?.textContent ?? '').includes(PARAGRAPHS[0]!);
+  };
+  t.true(bodyKept('itemprop="articleBody"'));
+  t.false(bodyKept('class="text-wrapper"'));
+});

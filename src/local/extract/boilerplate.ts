@@ -264,6 +264,13 @@ function codeTokens(body: DomElement): Set<DomElement> {
   return tokens;
 }
 
+const MICROFORMAT_ENTRY = /(?:^|\s)h-?entry(?:\s|$)/;
+/**
+ * Narrower than the page types' ARTICLE_SCHEMA_TYPES on purpose: a Review item inside a page is
+ * most often a customer's, which stays boilerplate on a product page.
+ */
+const SCHEMA_ARTICLE_TYPE = /(?:Article|BlogPosting)$/;
+
 /**
  * The post itself, as the page's markup declares it: a microformats entry (hAtom's "hentry",
  * microformats2's "h-entry"), a schema.org article or its body in microdata. Its class words are
@@ -272,9 +279,6 @@ function codeTokens(body: DomElement): Set<DomElement> {
  * container ("share-btns-container"). With comments outweighing the post, either took the
  * whole post away.
  */
-const MICROFORMAT_ENTRY = /(?:^|\s)h-?entry(?:\s|$)/;
-const SCHEMA_ARTICLE_TYPE = /(?:Article|BlogPosting)$/;
-
 function isDeclaredPost(element: DomElement): boolean {
   return (
     MICROFORMAT_ENTRY.test(element.className) ||

@@ -53,11 +53,11 @@ function page([open, close]: [string, string], depth: number): string {
   return `<html><body><p>Before the nesting.</p>${open.repeat(depth)}innermost${close.repeat(depth)}<p>After the nesting.</p></body></html>`;
 }
 
-const URL = 'https://bench.example/deep';
-const timed = (extract: Extract, html: Uint8Array) => extractionCpuMs(extract, html, URL);
+const PAGE_URL = 'https://bench.example/deep';
+const timed = (extract: Extract, html: Uint8Array) => extractionCpuMs(extract, html, PAGE_URL);
 function timedLinks(readLinks: ReadLinks, html: string): number {
   const start = cpuMs();
-  readLinks(html, URL, undefined);
+  readLinks(html, PAGE_URL, undefined);
   return cpuMs() - start;
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -220,9 +220,10 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
       byTagOrRole.push(element);
       continue;
     }
-    if ((element.id === '' && element.className === '') || insideCode.has(element) || isDeclaredPost(element)) continue;
+    if ((element.id === '' && element.className === '') || insideCode.has(element)) continue;
     const words = boilerplateWords(element, exempt);
-    if (words.length === 0 || (isPartOfASentence(element) && !words.some((word) => UNSHOWN_WORDS.has(word)))) continue;
+    // Content whatever its words say: the declared post, and a word or link inside a sentence.
+    if (words.length === 0 || isDeclaredPost(element) || (isPartOfASentence(element) && !words.some((word) => UNSHOWN_WORDS.has(word)))) continue;
     wordsOf.set(element, words);
     for (const word of words) {
       const elements = byWord.get(word);

@@ -4,7 +4,7 @@
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
 import { CJK_CHARACTER, ELEMENT_NODE, INLINE_ELEMENTS, TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
-import { measureText } from './structure.js';
+import { blockSignature, measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
 // Pre-clean: boilerplate by tag, role and class, removed before Readability scores the page
@@ -625,7 +625,8 @@ const MIN_REPEATED_BLOCK = 100;
  * Removes blocks whose whole text repeats an earlier block's word for word. Shops and product pages
  * render a section once per screen size or carousel slide and hide all but one with CSS; a reader
  * sees it once. Whole blocks, not lines: the plans of a pricing table list the same features, each
- * under its own price, and all of them stay.
+ * under its own price, and all of them stay (a product's shorter repeats go in removeRepeatedLines,
+ * which spares such plans).
  */
 export function removeRepeatedBlocks(content: DomElement): void {
   // Reading every block's text is quadratic in the page's depth; only blocks of equal measured length
@@ -653,6 +654,140 @@ export function removeRepeatedBlocks(content: DomElement): void {
     }
   }
   for (const element of removed) element.remove();
+}
+
+/**
+ * Removes the lines of a product's content whose words repeat an earlier line's. A shop prints the
+ * product's name, price and option labels more than once (a sticky purchase bar, a gallery caption,
+ * the copy laid out for phones) in blocks too short for removeRepeatedBlocks; a reader takes them in
+ * once. A line is what the text shows as one: the inline run of a block between its inner blocks and
+ * line breaks, or a whole table row. Code and a table's header rows stay. So does a line repeated in
+ * parallel blocks, siblings of one kind (the plans of a pricing table, a size chart per unit): each
+ * says it of its own block, and without it a plan would read as lacking the feature.
+ *
+ * On extraction-dev (issue 22), product pages: tune half 26 up, 7 down (product 0.7071 → 0.7098),
+ * report half 19 up, 4 down (0.6669 → 0.6706). Without the parallel blocks' exemption the tune half
+ * gained more (0.7146) and the report half less (0.6691); with list items exempted too, less on both.
+ */
+export function removeRepeatedLines(content: DomElement): void {
+  const holdsLines = elementsHoldingLines(content);
+  const parallelBlocks = new ParallelBlocks();
+  /** Each line's words, and the element its first occurrence sits in. */
+  const firstSeen = new Map<string, DomElement>();
+  const dropIfRepeated = (nodes: DomNode[], within: DomElement, keep: boolean): boolean => {
+    const key = words(textNodesOf(nodes).join(' ')).join(' ');
+    if (!key) return false;
+    const first = firstSeen.get(key);
+    if (!first) {
+      firstSeen.set(key, within);
+      return false;
+    }
+    if (keep || inParallelBlocks(first, within, content, parallelBlocks)) return false;
+    for (const node of nodes) node.remove();
+    return true;
+  };
+  // parseDocument caps the nesting (MAX_ELEMENT_DEPTH), so this recursion stays shallow.
+  const visit = (block: DomElement): void => {
+    let run: DomNode[] = [];
+    const endLine = (): boolean => {
+      const dropped = run.length > 0 && dropIfRepeated(run, block, false);
+      run = [];
+      return dropped;
+    };
+    for (const child of [...block.childNodes]) {
+      if (child.nodeType === ELEMENT_NODE) {
+        const element = child as DomElement;
+        if (element.nodeName === 'BR') {
+          // The break that ended a dropped line would leave an empty one.
+          if (endLine()) element.remove();
+          continue;
+        }
+        if (element.nodeName === 'PRE' || element.nodeName === 'TR') {
+          endLine();
+          if (element.nodeName === 'TR') dropIfRepeated([element], element, element.querySelector('th') !== null);
+          continue;
+        }
+        if (BLOCK_TAGS.has(element.nodeName) || holdsLines.has(element)) {
+          endLine();
+          visit(element);
+          continue;
+        }
+      }
+      run.push(child);
+    }
+    endLine();
+  };
+  visit(content);
+}
+
+/** The elements of the content with a block or a line break inside them, found in one pass from the leaves up. */
+function elementsHoldingLines(content: DomElement): Set<DomElement> {
+  const holding = new Set<DomElement>();
+  const elements = [...content.querySelectorAll('*')];
+  // In reverse document order every element comes after its descendants.
+  for (let index = elements.length - 1; index >= 0; index--) {
+    const element = elements[index]!;
+    const breaks = BLOCK_TAGS.has(element.nodeName) || element.nodeName === 'BR' || holding.has(element);
+    if (breaks && element.parentElement) holding.add(element.parentElement);
+  }
+  return holding;
+}
+
+/**
+ * Which elements have a sibling of their kind (blockSignature). Asked only where a line repeats, so
+ * each parent's children are read once, when first asked about.
+ */
+class ParallelBlocks {
+  private readonly kindCounts = new Map<DomElement, Map<string, number>>();
+
+  /** The element's kind when a sibling shares it, else null. */
+  kindOf(element: DomElement): string | null {
+    const parent = element.parentElement;
+    if (!parent) return null;
+    let counts = this.kindCounts.get(parent);
+    if (!counts) {
+      counts = new Map();
+      for (const child of parent.children) {
+        const kind = blockSignature(child);
+        counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      }
+      this.kindCounts.set(parent, counts);
+    }
+    const kind = blockSignature(element);
+    return counts.get(kind)! > 1 ? kind : null;
+  }
+}
+
+/**
+ * How far above a line its parallel block is looked for: a plan's feature sits a few levels inside it;
+ * farther up, siblings of one kind are the page's own sections (without the limit, one report page
+ * fewer gained).
+ */
+const MAX_PARALLEL_BLOCK_DEPTH = 16;
+
+/** Whether two lines sit in different siblings of one kind, each in its own (or are such siblings themselves). */
+function inParallelBlocks(first: DomElement, second: DomElement, content: DomElement, blocks: ParallelBlocks): boolean {
+  const blocksOfFirst = new Map<DomElement | null, { block: DomElement; kind: string }>();
+  for (let element: DomElement | null = first, level = 0; element && element !== content && level < MAX_PARALLEL_BLOCK_DEPTH; element = element.parentElement, level++) {
+    const kind = blocks.kindOf(element);
+    if (kind) blocksOfFirst.set(element.parentElement, { block: element, kind });
+  }
+  for (let element: DomElement | null = second, level = 0; element && element !== content && level < MAX_PARALLEL_BLOCK_DEPTH; element = element.parentElement, level++) {
+    const sibling = blocksOfFirst.get(element.parentElement);
+    if (sibling && sibling.block !== element && sibling.kind === blocks.kindOf(element)) return true;
+  }
+  return false;
+}
+
+/** The texts of the nodes' text nodes, in order: words that markup separates stay apart. */
+function textNodesOf(nodes: DomNode[]): string[] {
+  const texts: string[] = [];
+  const collect = (node: DomNode): void => {
+    if (node.nodeType === TEXT_NODE) texts.push(node.textContent ?? '');
+    else if (node.nodeType === ELEMENT_NODE) for (let child = node.firstChild; child; child = child.nextSibling) collect(child);
+  };
+  for (const node of nodes) collect(node);
+  return texts;
 }
 
 function hasAncestorIn(element: DomElement, elements: Set<DomElement>): boolean {

@@ -21,6 +21,7 @@ import {
   removeUnshownElements,
   pruneExtractedContent,
   removeRepeatedBlocks,
+  removeRepeatedLines,
   tidyListItems,
   UNSHOWN_TAGS,
   words,
@@ -127,13 +128,18 @@ interface Content {
 
 const NO_CONTENT: Content = { html: '', text: '' };
 
-function contentOf(element: DomElement | null): Content {
+/**
+ * The element's text and HTML, once what no reader wants of it is gone; with repeatedLines, also a
+ * line shown again (a product's name and price in its purchase bar: removeRepeatedLines).
+ */
+function contentOf(element: DomElement | null, { repeatedLines = false } = {}): Content {
   if (element) {
     removeCallsToAction(element);
     removeCommentChrome(element);
     removeHeadingPermalinks(element);
     removeUnshownElements(element);
     tidyListItems(element);
+    if (repeatedLines) removeRepeatedLines(element);
   }
   const html = element?.innerHTML ?? '';
   return { html, text: html ? htmlToText(html) : '' };
@@ -325,7 +331,7 @@ function regionContent(
     const again = selectMainRegion(document);
     if (again && again.querySelector('h1') !== null && visibleTextOf(again) >= MIN_PRODUCT_REGION_TEXT) region = cleanRegion(again, pageType, title, url);
   }
-  return contentOf(region);
+  return contentOf(region, { repeatedLines: pageType === 'product' });
 }
 
 /**

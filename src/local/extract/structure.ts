@@ -73,8 +73,9 @@ const INSTANCE_TOKEN = /\d/;
  * Tag and first class: siblings with the same signature are instances of one kind of block. Later
  * classes often mark a state ("is-first", "unread", "odd") that differs between instances.
  */
-function blockSignature(element: DomElement): string {
-  const firstClass = element.className.split(/\s+/).find((token) => token && !INSTANCE_TOKEN.test(token)) ?? '';
+export function blockSignature(element: DomElement): string {
+  // The attribute, not className: an <svg>'s className is an object, not a string.
+  const firstClass = (element.getAttribute('class') ?? '').split(/\s+/).find((token) => token && !INSTANCE_TOKEN.test(token)) ?? '';
   return `${element.nodeName}.${firstClass}`;
 }
 

@@ -243,6 +243,40 @@ test('on a product page, a section rendered twice is kept once, and lines repeat
   t.is(extracted.text.split(feature).length - 1, 2);
 });
 
+/** A product page whose name and price recur in a sticky purchase bar, a gallery caption and the copy laid out for phones. */
+function productWithRepeatedLines(): string {
+  const description = 'A stovetop kettle pressed from one sheet of brushed steel, with a whistle that sounds before the water boils over.';
+  const body = `<div class="product"><div class="gallery"><img src="k.jpg"><p>Steel kettle, 1.5 litres</p></div>
+    <h1>Steel kettle, 1.5 litres</h1><div class="price">€49.00</div>
+    <p>${description}</p>
+    <div class="specification"><table><tr><th>Property</th><th>Value</th></tr><tr><td>Capacity</td><td>1.5 litres</td></tr><tr><td>Weight</td><td>0.9 kg</td></tr></table></div>
+    <section class="compatibility"><h2>Hobs</h2><table><tr><th>Property</th><th>Value</th></tr><tr><td>Hob</td><td>Gas, induction</td></tr></table></section>
+    <div class="mobile-summary">Steel kettle, 1.5 litres<br>€49.00<br>Ships in two days</div>
+    <div class="sticky-bar"><span class="name">Steel kettle, 1.5 litres</span></div>
+    <pre><code>kettle.boil()<br>kettle.boil()</code></pre></div>`;
+  return `<html><head><title>Steel kettle, 1.5 litres</title>
+    <script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Steel kettle, 1.5 litres","offers":{"@type":"Offer","price":"49.00","priceCurrency":"EUR"}}</script>
+    </head><body>${body}</body></html>`;
+}
+
+test("on a product page, the name and price printed again in a purchase bar, a caption and the phones' copy are read once, in text and markdown", (t) => {
+  const page = extractHtml(productWithRepeatedLines(), 'https://kitchen.example/p/steel-kettle', { markdown: true });
+  t.is(page.pageType, 'product');
+  const count = (text: string, line: string) => text.split('\n').filter((each) => each.replace(/[#*|\s]+/g, ' ').trim() === line).length;
+  for (const rendering of [page.text, page.markdown!]) {
+    t.is(count(rendering, 'Steel kettle, 1.5 litres'), 1, rendering);
+    t.is(count(rendering, '€49.00'), 1, rendering);
+    t.true(rendering.includes('Ships in two days'));
+    t.true(rendering.includes('Gas, induction'));
+    // Code repeats as it was written.
+    t.is(rendering.split('kettle.boil()').length - 1, 2);
+  }
+  // Each table keeps its header row, and a value that recurs inside a longer row stays.
+  t.is(page.text.split('Property').length - 1, 2);
+  t.true(page.text.includes('Capacity'));
+  t.true(page.text.includes('1.5 litres'));
+});
+
 test('a page of 20,000 nested elements is extracted, as text and as markdown, instead of overflowing the stack', (t) => {
   const depth = 20_000;
   const article = `<h1>Deep page</h1><p>${'The words of the deepest paragraph, which is the page. '.repeat(12)}</p>`;

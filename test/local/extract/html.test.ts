@@ -168,6 +168,24 @@ test('utility classes with a variant or an arbitrary value do not make an elemen
   for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));
 });
 
+test("a tooltip's or a popover's hover text stays out; a label in a Tailwind group named tooltip stays in", (t) => {
+  const description = 'Closed-back headphones with fifty-millimetre drivers, padded ear cups and a detachable three-metre cable.';
+  const tooltip = 'Impedance is the resistance a headphone offers to the signal; higher values need a stronger amplifier.';
+  const popover = 'Free returns within thirty days on every order, whatever the reason, with a prepaid label in the box.';
+  const html = `<html><head><title>Studio headphones</title></head><body><div class="product"><h1>Studio headphones</h1>
+    <span class="price">€149.00</span><button class="add-to-cart">Add to cart</button><p>${description}</p>
+    <dl class="specs"><dt>Impedance <span class="spec-tooltip">${tooltip}</span></dt><dd>32 ohms</dd>
+    <dt><span class="relative inline-flex group/tooltip">Driver size</span></dt><dd>50 mm</dd></dl>
+    <div class="returns-popover"><p>${popover}</p></div></div></body></html>`;
+  const extracted = extractHtml(html, 'https://audio.example/p/studio-headphones');
+  t.is(extracted.pageType, 'product');
+  t.true(extracted.text.includes(description));
+  t.true(extracted.text.includes('32 ohms'));
+  t.false(extracted.text.includes(tooltip));
+  t.false(extracted.text.includes(popover));
+  t.true(extracted.text.includes('Driver size'));
+});
+
 test('on a product page, a section headed as other products is dropped, in nested and in flat markup', (t) => {
   const description = 'The kettle boils a full litre in under three minutes and keeps the water warm for an hour after it switches off.';
   const care = 'Descale the kettle once a month with a mild solution of citric acid and rinse it twice before the next use.';

@@ -708,9 +708,13 @@ export function removeRepeatedLines(content: DomElement): void {
           if (endLine()) element.remove();
           continue;
         }
-        if (element.nodeName === 'PRE' || element.nodeName === 'TR') {
+        if (element.nodeName === 'PRE') {
           endLine();
-          if (element.nodeName === 'TR') dropIfRepeated([element], element, element.querySelector('th') !== null);
+          continue;
+        }
+        if (element.nodeName === 'TR') {
+          endLine();
+          dropIfRepeated([element], element, element.querySelector('th') !== null);
           continue;
         }
         if (BLOCK_TAGS.has(element.nodeName) || holdsLines.has(element)) {
@@ -774,15 +778,24 @@ const MAX_PARALLEL_BLOCK_DEPTH = 16;
 /** Whether two lines sit in different siblings of one kind, each in its own (or are such siblings themselves). */
 function inParallelBlocks(first: DomElement, second: DomElement, content: DomElement, blocks: ParallelBlocks): boolean {
   const blocksOfFirst = new Map<DomElement | null, { block: DomElement; kind: string }>();
-  for (let element: DomElement | null = first, level = 0; element && element !== content && level < MAX_PARALLEL_BLOCK_DEPTH; element = element.parentElement, level++) {
+  for (const element of nearAncestors(first, content)) {
     const kind = blocks.kindOf(element);
     if (kind) blocksOfFirst.set(element.parentElement, { block: element, kind });
   }
-  for (let element: DomElement | null = second, level = 0; element && element !== content && level < MAX_PARALLEL_BLOCK_DEPTH; element = element.parentElement, level++) {
+  for (const element of nearAncestors(second, content)) {
     const sibling = blocksOfFirst.get(element.parentElement);
     if (sibling && sibling.block !== element && sibling.kind === blocks.kindOf(element)) return true;
   }
   return false;
+}
+
+/** The element and its ancestors below the content, up to MAX_PARALLEL_BLOCK_DEPTH of them. */
+function* nearAncestors(element: DomElement, content: DomElement): Generator<DomElement> {
+  let current: DomElement | null = element;
+  for (let level = 0; current && current !== content && level < MAX_PARALLEL_BLOCK_DEPTH; level++) {
+    yield current;
+    current = current.parentElement;
+  }
 }
 
 /** The texts of the nodes' text nodes, in order: words that markup separates stay apart. */

@@ -27,7 +27,7 @@ import {
   words,
 } from './boilerplate.js';
 import { isChallengePage } from './challenge.js';
-import { normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
+import { mayHoldElement, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
@@ -36,6 +36,7 @@ import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from '
 import { productFacts, removeCustomerReviewBlocks, removeOtherProductSections, withProductFacts, type ProductFacts } from './product.js';
 import { cleanThread, withQuestion } from './thread.js';
 import { removeListingControls, unnumberListingItems, withListingHeading } from './listing.js';
+import { asParsedTree, type ParsedTree } from './parsed-tree.js';
 import { measureText, repeatedSiblingGroups } from './structure.js';
 
 const HEADING_OPTIONS = { uppercase: false };
@@ -116,17 +117,26 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
     pageType,
-    ...(options.markdown ? { markdown: content.html ? htmlToMarkdown(content.html, url) : content.text } : {}),
+    ...(options.markdown ? { markdown: markdownOf(content, url) } : {}),
   };
 }
 
-/** The main content, as HTML for the markdown rendering and as text. */
+/** The main content, as text and, for the markdown rendering, as HTML. */
 interface Content {
-  html: string;
   text: string;
+  /**
+   * Serialising the content cost a twentieth of a page's extraction, and only the markdown rendering
+   * reads the HTML: it is made when asked for. The content's element is not changed after contentOf.
+   */
+  html(): string;
 }
 
-const NO_CONTENT: Content = { html: '', text: '' };
+const NO_CONTENT: Content = { text: '', html: () => '' };
+
+/** Content made as HTML (a paragraph added from JSON-LD, a description), not taken from the page. */
+function writtenContent(text: string, html: string): Content {
+  return { text, html: () => html };
+}
 
 /**
  * The element's text and HTML, once what no reader wants of it is gone; with repeatedLines, also a
@@ -141,8 +151,14 @@ function contentOf(element: DomElement | null, { repeatedLines = false } = {}): 
     tidyListItems(element);
     if (repeatedLines) removeRepeatedLines(element);
   }
-  const html = element?.innerHTML ?? '';
-  return { html, text: html ? htmlToText(html) : '' };
+  if (!element?.firstChild) return NO_CONTENT;
+  let html: string | null = null;
+  return { text: htmlToText(asParsedTree(element)), html: () => (html ??= element.innerHTML) };
+}
+
+function markdownOf(content: Content, url: string): string {
+  const html = content.html();
+  return html ? htmlToMarkdown(html, url) : content.text;
 }
 
 /** The content with what the product's JSON-LD states and its visible markup lacks. */
@@ -150,7 +166,7 @@ function withProductFactsContent(content: Content, facts: ProductFacts): Content
   const text = withProductFacts(content.text, facts);
   if (text === content.text) return content;
   const added = text.slice(content.text.length).trim().split('\n\n');
-  return { text, html: `${content.html}${added.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('')}` };
+  return { text, html: () => `${content.html()}${added.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('')}` };
 }
 
 /**
@@ -168,7 +184,7 @@ function withScriptShellDescription(content: Content, html: string, description:
   // Extraction has taken the parsed page apart by now; the rare page this far is parsed again.
   const body = parseVisibleDocument(html).body;
   if (body && visibleTextOf(body) >= MAX_SCRIPT_SHELL_TEXT) return content;
-  return { html: `<p>${escapeHtml(description)}</p>`, text: description };
+  return writtenContent(description, `<p>${escapeHtml(description)}</p>`);
 }
 
 function escapeHtml(text: string): string {
@@ -226,20 +242,22 @@ function extractContent(document: DomDocument, html: string, url: string, title:
       if (!region) return null;
       content = region;
     } else if (pageType === 'other') {
-      const region = regionContent(parseVisibleDocument(html), pageType, title, url, false) ?? NO_CONTENT;
+      const region = regionContent(document.cloneNode(true), pageType, title, url, false) ?? NO_CONTENT;
       content = articleContent(document, title, url);
       if (content.text.length < region.text.length * MIN_ARTICLE_SHARE_OF_REGION) content = region;
     } else {
       const pageText = declared.typeBySchema || !document.body ? 0 : visibleTextOf(document.body);
+      // Readability takes the page apart; the region is read from a copy made before it, when it may be read.
+      const untouched = pageText > 0 ? document.cloneNode(true) : null;
       content = articleContent(document, title, url);
-      if (normalizeSpace(content.text).length < pageText * MIN_BLOCK_SHARE_OF_PAGE) content = withLeftOutProse(content, html, title, url);
+      if (untouched && normalizeSpace(content.text).length < pageText * MIN_BLOCK_SHARE_OF_PAGE) content = withLeftOutProse(content, untouched, title, url);
     }
   } catch {
     // Readability or the DOM shim failing on odd markup is not a reason to return nothing.
   }
   if (content.text) return content;
   try {
-    return { html: '', text: htmlToText(html, wholePageToText) };
+    return writtenContent(htmlToText(html, wholePageToText), '');
   } catch {
     return NO_CONTENT;
   }
@@ -255,7 +273,7 @@ function extractContent(document: DomDocument, html: string, url: string, title:
 const MIN_SENTENCE_SHARE_OF_LEFT_OUT_LINES = 0.28;
 /**
  * A block holding at least this share of the page's text is the page's content, and the region is
- * not read: it costs a second parse, and this spares it on about 60% of the pages read as articles,
+ * not read: it costs a copy of the page and its cleaning, and this spares them on about 60% of the pages read as articles,
  * for 0.0004 of the tune half's F1. An article that declares its type in schema.org markup keeps its
  * block too (a news site's "more stories" pass for left-out prose).
  */
@@ -277,8 +295,8 @@ function lineKey(line: string): string {
  * Readability's block, or the main region where the lines it holds beyond the block are prose. The
  * region is cleaned as a listing's (no link-block prune: a service page's sections link onwards).
  */
-function withLeftOutProse(article: Content, html: string, title: string | null, url: string): Content {
-  const region = regionContent(parseVisibleDocument(html), 'listing', title, url, false);
+function withLeftOutProse(article: Content, untouched: DomDocument, title: string | null, url: string): Content {
+  const region = regionContent(untouched, 'listing', title, url, false);
   if (!region) return article;
   const kept = new Set(article.text.split('\n').filter((line) => line.trim()).map(lineKey));
   const leftOut = region.text.split('\n').filter((line) => line.trim() && !kept.has(lineKey(line)));
@@ -385,7 +403,7 @@ function parsePage(html: string): DomDocument {
   separateCodeLines(document, html);
   spaceAdjacentInlineWords(document);
   removeHiddenByUtilityClass(document);
-  labelCodeLanguages(document);
+  if (mayHoldElement(html, 'pre')) labelCodeLanguages(document);
   return document;
 }
 
@@ -464,12 +482,16 @@ function runReadability(document: DomDocument): DomElement | null {
  * The converters, compiled once: html-to-text's convert() compiles its options (selectors, merged
  * defaults) on every call, a few percent of a page's extraction time.
  */
-const contentToText = compile(TEXT_OPTIONS);
-const wholePageToText = compile(WHOLE_PAGE_OPTIONS);
+const contentToText = compile(TEXT_OPTIONS) as TextConverter;
+const wholePageToText = compile(WHOLE_PAGE_OPTIONS) as TextConverter;
 
-function htmlToText(html: string, converter: (html: string) => string = contentToText): string {
-  return converter(html)
+/** html-to-text takes a string to parse or, patched (patches/html-to-text+9.0.5.patch), a tree parsed already. */
+type TextConverter = (input: string | ParsedTree) => string;
+
+function htmlToText(input: string | ParsedTree, converter: TextConverter = contentToText): string {
+  return converter(input)
     .replace(/[ \t\u00a0]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
+

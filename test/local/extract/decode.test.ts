@@ -43,3 +43,23 @@ test('undeclared valid UTF-8 stays UTF-8, and the header and a BOM outrank <meta
   // The HTML standard reads a Latin-1 label as windows-1252, which has curly quotes.
   t.is(decodeBytes(Buffer.from([0x93, 0x68, 0x69, 0x94]), 'text/plain; charset=iso-8859-1'), '\u201chi\u201d');
 });
+
+// decodeBytes reads UTF-8 with Node's decoder instead of iconv-lite's stream decoder: the text must
+// be the same, replacement characters and the dropped byte-order mark included.
+test('UTF-8 decodes as iconv-lite decodes it: broken, cut-off and overlong sequences, surrogates, a byte-order mark', (t) => {
+  const samples = [
+    [0xef, 0xbb, 0xbf, 0x3c, 0x70, 0x3e, 0xc3, 0xa9, 0x3c, 0x2f, 0x70, 0x3e],
+    [0x61, 0xff, 0x62, 0xc3, 0x28, 0x63, 0xe2, 0x82, 0x64],
+    [0x61, 0xe2, 0x82],
+    [0xf0, 0x9f, 0x98],
+    [0xc0, 0xaf, 0xe0, 0x80, 0xaf, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80, 0x7a],
+    [0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x61],
+    [...Buffer.from('日本語のテキスト ✓ 😀', 'utf8')],
+  ].map((bytes) => Uint8Array.from(bytes));
+  for (const bytes of samples) {
+    for (const contentType of ['text/html; charset=utf-8', 'text/html; charset=UTF8']) {
+      t.is(decodeBytes(bytes, contentType), iconv.decode(Buffer.from(bytes), 'utf-8'), `${Buffer.from(bytes).toString('hex')} as ${contentType}`);
+    }
+  }
+  t.is(decodeBytes(samples[0]!, null), '<p>é</p>');
+});

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
 import { Readability } from '@mozilla/readability';
-import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, parseDocument, removeElementsByWholeText, type DomNode } from '../../../src/local/extract/dom.js';
+import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, mayHoldElement, parseDocument, removeElementsByWholeText, separateCodeLines, type DomNode } from '../../../src/local/extract/dom.js';
 
 // patches/linkedom+*.patch makes linkedom create a node's listener map on its first listener instead
 // of in every node's constructor (the extraction benchmark's speed); events must work as before.
@@ -211,6 +211,26 @@ test('table cells written without a <tr> sit in the row a browser implies; conse
   const rows = [...document.querySelectorAll('tr')].map((row) => [...row.children].map((cell) => cell.textContent).join(','));
   t.deepEqual(rows, ['a,b', 'c', 'd', 'e']);
   t.is(document.querySelectorAll('table > td, tbody > th').length, 0);
+});
+
+// The passes that concern one element are skipped when the markup has none; tag names are
+// case-insensitive, so upper-case markup must not read as none.
+test('a pass for one element still runs on upper-case markup: stray cells get their row, highlighted lines their newlines', (t) => {
+  const tables = parseDocument('<HTML><BODY><TABLE><TD>a</TD><TD>b</TD></TABLE></BODY></HTML>');
+  t.deepEqual([...tables.querySelectorAll('tr')].map((row) => row.textContent), ['ab']);
+  const html = '<HTML><BODY><PRE><CODE><SPAN CLASS="line">one</SPAN><SPAN CLASS="line">two</SPAN></CODE></PRE></BODY></HTML>';
+  const code = parseDocument(html);
+  separateCodeLines(code, html);
+  t.is(code.querySelector('code')?.textContent, 'one\ntwo');
+});
+
+test('mayHoldElement finds a start tag by its whole name, in any case, and only a start tag', (t) => {
+  t.true(mayHoldElement('<p>x</p><Table class="a">', 'table'));
+  t.true(mayHoldElement('<pre>', 'pre'));
+  t.true(mayHoldElement('<pre\n class="x">', 'pre'));
+  t.true(mayHoldElement('<table/>', 'table'));
+  t.false(mayHoldElement('<preview>a</preview><p>pre</p></pre>', 'pre'));
+  t.false(mayHoldElement('<tablet>', 'table'));
 });
 
 test('removeElementsByWholeText judges an element by its whole text, space-normalised, up to the limit and not past it', (t) => {

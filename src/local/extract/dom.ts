@@ -254,21 +254,25 @@ export function capNestingDepth(root: DomNode): void {
  * `enter` says whether to go into a node's children, `leave` runs once they are done.
  */
 function walkBranch(root: DomNode, enter: (node: DomNode, depth: number) => boolean, leave?: (node: DomNode) => void): void {
+  // Each child and sibling is read once: linkedom finds them by stepping along its node list.
   let node = root.firstChild;
   let depth = 1;
   while (node) {
-    if (enter(node, depth) && node.firstChild) {
-      node = node.firstChild;
+    const child = enter(node, depth) ? node.firstChild : null;
+    if (child) {
+      node = child;
       depth++;
       continue;
     }
-    while (!node.nextSibling) {
+    let next = node.nextSibling;
+    while (!next) {
       node = node.parentNode!;
       depth--;
       if (node === root) return;
       leave?.(node);
+      next = node.nextSibling;
     }
-    node = node.nextSibling;
+    node = next;
   }
 }
 

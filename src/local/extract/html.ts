@@ -247,7 +247,7 @@ function extractContent(document: DomDocument, html: string, url: string, title:
       if (content.text.length < region.text.length * MIN_ARTICLE_SHARE_OF_REGION) content = region;
     } else {
       const pageText = declared.typeBySchema || !document.body ? 0 : visibleTextOf(document.body);
-      // Readability takes the page apart; the region is read from a copy made before it, when it may be read.
+      // Readability takes the page apart: a copy is kept for the region, read if the block is short.
       const untouched = pageText > 0 ? document.cloneNode(true) : null;
       content = articleContent(document, title, url);
       if (untouched && normalizeSpace(content.text).length < pageText * MIN_BLOCK_SHARE_OF_PAGE) content = withLeftOutProse(content, untouched, title, url);
@@ -273,8 +273,8 @@ function extractContent(document: DomDocument, html: string, url: string, title:
 const MIN_SENTENCE_SHARE_OF_LEFT_OUT_LINES = 0.28;
 /**
  * A block holding at least this share of the page's text is the page's content, and the region is
- * not read: it costs a copy of the page and its cleaning, and this spares them on about 60% of the pages read as articles,
- * for 0.0004 of the tune half's F1. An article that declares its type in schema.org markup keeps its
+ * not read: it costs a copy of the page and the region's cleaning, and this spares them on about
+ * 60% of the pages read as articles, for 0.0004 of the tune half's F1. An article that declares its type in schema.org markup keeps its
  * block too (a news site's "more stories" pass for left-out prose).
  */
 const MIN_BLOCK_SHARE_OF_PAGE = 0.5;
@@ -494,4 +494,3 @@ function htmlToText(input: string | ParsedTree, converter: TextConverter = conte
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
-

@@ -61,7 +61,8 @@ export interface DomDocument {
 export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 /** CDATA sections hold text too (an element's textContent counts them); parsed HTML seldom has any. */
-const CDATA_SECTION_NODE = 4;
+export const CDATA_SECTION_NODE = 4;
+export const COMMENT_NODE = 8;
 
 /**
  * `<![CDATA[` in HTML content is a bogus comment that browsers end at the next `>`; linkedom's

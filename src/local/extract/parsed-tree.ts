@@ -3,12 +3,12 @@
  * to read: serialising the content only for html-to-text to parse it again cost a twentieth of a
  * page's extraction (issue 22).
  */
-import { ELEMENT_NODE, TEXT_NODE, type DomElement, type DomNode } from './dom.js';
+import { CDATA_SECTION_NODE, COMMENT_NODE, ELEMENT_NODE, TEXT_NODE, type DomElement, type DomNode } from './dom.js';
 
 /** A node as htmlparser2 (domhandler) shapes it, as far as html-to-text reads one. */
 export type ParsedNode = ParsedElement | ParsedText | ParsedComment;
 
-export interface ParsedElement {
+interface ParsedElement {
   type: 'tag' | 'script' | 'style';
   name: string;
   attribs: Record<string, string>;
@@ -34,9 +34,6 @@ export interface ParsedTree {
   type: 'root';
   children: ParsedNode[];
 }
-
-const CDATA_SECTION_NODE = 4;
-const COMMENT_NODE = 8;
 
 /**
  * The element's children as htmlparser2 parses their serialisation (`innerHTML`): tag and attribute

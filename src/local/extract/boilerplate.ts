@@ -257,7 +257,12 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
       !isDialog(element) && !replyAmongReplies && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && element.querySelector('h1') !== null));
     if (!holdsArticle) element.remove();
   }
-  if (!options.keepAllArticles) for (const teaser of teaserArticles(body)) teaser.remove();
+  if (!options.keepAllArticles) removeTeaserArticles(document);
+}
+
+/** The teaser step of removeBoilerplateElements on its own, for a page pre-cleaned with every article kept. */
+export function removeTeaserArticles(document: DomDocument): void {
+  if (document.body) for (const teaser of teaserArticles(document.body)) teaser.remove();
 }
 
 /**

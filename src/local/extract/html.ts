@@ -22,6 +22,7 @@ import {
   pruneExtractedContent,
   removeRepeatedBlocks,
   removeRepeatedLines,
+  removeTeaserArticles,
   tidyListItems,
   UNSHOWN_TAGS,
   words,
@@ -238,19 +239,22 @@ function extractContent(document: DomDocument, html: string, url: string, title:
   let content = NO_CONTENT;
   try {
     if (REGION_TYPES.has(pageType)) {
+      removeSharedBoilerplate(document, pageType);
       const region = regionContent(document, pageType, title, url, declared.product);
       if (!region) return null;
       content = region;
     } else if (pageType === 'other') {
+      removeSharedBoilerplate(document, pageType);
       const region = regionContent(document.cloneNode(true), pageType, title, url, false) ?? NO_CONTENT;
       content = articleContent(document, title, url);
       if (content.text.length < region.text.length * MIN_ARTICLE_SHARE_OF_REGION) content = region;
     } else {
       const pageText = declared.typeBySchema || !document.body ? 0 : visibleTextOf(document.body);
+      removeSharedBoilerplate(document, pageType);
       // Readability takes the page apart: a copy is kept for the region, read if the block is short.
-      const untouched = pageText > 0 ? document.cloneNode(true) : null;
+      const cleaned = pageText > 0 ? document.cloneNode(true) : null;
       content = articleContent(document, title, url);
-      if (untouched && normalizeSpace(content.text).length < pageText * MIN_BLOCK_SHARE_OF_PAGE) content = withLeftOutProse(content, untouched, title, url);
+      if (cleaned && normalizeSpace(content.text).length < pageText * MIN_BLOCK_SHARE_OF_PAGE) content = withLeftOutProse(content, cleaned, title, url);
     }
   } catch {
     // Readability or the DOM shim failing on odd markup is not a reason to return nothing.
@@ -295,8 +299,8 @@ function lineKey(line: string): string {
  * Readability's block, or the main region where the lines it holds beyond the block are prose. The
  * region is cleaned as a listing's (no link-block prune: a service page's sections link onwards).
  */
-function withLeftOutProse(article: Content, untouched: DomDocument, title: string | null, url: string): Content {
-  const region = regionContent(untouched, 'listing', title, url, false);
+function withLeftOutProse(article: Content, cleaned: DomDocument, title: string | null, url: string): Content {
+  const region = regionContent(cleaned, 'listing', title, url, false);
   if (!region) return article;
   const kept = new Set(article.text.split('\n').filter((line) => line.trim()).map(lineKey));
   const leftOut = region.text.split('\n').filter((line) => line.trim() && !kept.has(lineKey(line)));
@@ -304,8 +308,19 @@ function withLeftOutProse(article: Content, untouched: DomDocument, title: strin
   return leftOut.length > 0 && sentences >= leftOut.length * MIN_SENTENCE_SHARE_OF_LEFT_OUT_LINES ? region : article;
 }
 
+/**
+ * The boilerplate every path removes, before a path is chosen, so that the copy a second path reads
+ * is taken after it and the page is not pre-cleaned twice: the region paths and the article path
+ * differ only in teaser articles (articleContent) and in the words a type exempts, which no type
+ * that takes two paths has.
+ */
+function removeSharedBoilerplate(document: DomDocument, pageType: PageType): void {
+  removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
+}
+
+/** Readability's block of a page that removeSharedBoilerplate has cleaned. */
 function articleContent(document: DomDocument, title: string | null, url: string): Content {
-  removeBoilerplateElements(document);
+  removeTeaserArticles(document);
   const content = runReadability(document);
   if (content) {
     cutAtCommentsHeading(content);
@@ -325,8 +340,9 @@ const DEDUPLICATED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
 const PRUNED_REGION_TYPES = new Set<PageType>(['forum', 'product']);
 
 /**
- * The main region, cleaned for the page's type. Null when a product page that declares no product
- * had a region of nothing but other products: the page is a listing (see typedContent).
+ * The main region of a page that removeSharedBoilerplate has cleaned, cleaned further for the page's
+ * type. Null when a product page that declares no product had a region of nothing but other
+ * products: the page is a listing (see typedContent).
  */
 function regionContent(
   document: DomDocument,
@@ -335,7 +351,6 @@ function regionContent(
   url: string,
   declaresProduct: boolean,
 ): Content | null {
-  removeBoilerplateElements(document, { exemptWords: EXEMPT_WORDS[pageType], keepAllArticles: true });
   if (pageType === 'product' && document.body) removeCustomerReviewBlocks(document.body);
   const selected = selectMainRegion(document);
   const chosen = selected && document.body ? withTypeRegion(selected, document.body, pageType) : selected;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { removeBoilerplateElements } from '../../../src/local/extract/boilerplate.js';
+import { removeBoilerplateElements, removeTeaserArticles } from '../../../src/local/extract/boilerplate.js';
 import { parseDocument } from '../../../src/local/extract/dom.js';
 
 const ARTICLE = 'The council approved the new library budget after a long debate about opening hours and staffing. '.repeat(8);
@@ -32,4 +32,24 @@ test('class words exempt on one page type still mark boilerplate on the next pag
   const exemptFirst = page();
   removeBoilerplateElements(exemptFirst, { exemptWords: new Set(['comment']) });
   t.true(remarkKept(exemptFirst));
+});
+
+test('the pre-clean with every article kept, then the teaser step, is the whole pre-clean', (t) => {
+  // The extractor pre-cleans a page once, every article kept, copies it for a second path, and drops
+  // the teasers on the article path only: that must leave what the whole pre-clean leaves.
+  const html =
+    `<html><body><nav><a href="/">Home</a></nav><main><article><h1>Library budget</h1><p>${ARTICLE}</p></article>` +
+    '<article><h2><a href="/pool">Pool hours</a></h2><p>The pool opens an hour earlier from May.</p></article>' +
+    '<div class="share-bar"><a href="/s">Share</a></div></main><footer>Town hall</footer></body></html>';
+  const whole = parseDocument(html);
+  removeBoilerplateElements(whole);
+  const inTwoSteps = parseDocument(html);
+  removeBoilerplateElements(inTwoSteps, { keepAllArticles: true });
+  t.is(inTwoSteps.querySelectorAll('article').length, 2, 'every article kept by the first step');
+  const copy = inTwoSteps.cloneNode(true);
+  removeTeaserArticles(inTwoSteps);
+  t.is(inTwoSteps.body?.innerHTML, whole.body?.innerHTML);
+  t.is(inTwoSteps.querySelectorAll('article').length, 1, 'the teaser gone');
+  t.is(whole.querySelector('nav, footer, .share-bar'), null);
+  t.is(copy.querySelectorAll('article').length, 2, 'the copy for the region keeps it');
 });

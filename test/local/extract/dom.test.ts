@@ -263,6 +263,21 @@ test('the installed Readability carries the patch: a node is read for its byline
   t.true(byline.indexOf('return false') >= 0 && byline.indexOf('return false') < byline.indexOf('textContent'), 'run npm install (patch-package applies patches/)');
   t.regex(source, /if \(this\._debug\) \{\s*\/\/[^\n]*\n\s*this\.log\("Grabbed: "/);
   t.regex(source, /var style = node\.hasAttribute\("style"\) \? node\.style : null;/);
+  t.regex(source, /var innerText = textOfNode\(\);/);
+});
+
+test("Readability's conditional clean, which reads a node's text once (patched), still weighs links and commas", (t) => {
+  const prose = 'The council met again on Tuesday and agreed the budget for the coming year after a long debate. '.repeat(4);
+  const html = `<html><head><title>Council agrees budget</title></head><body><article>
+    <p>Opening. ${prose}</p>
+    <div><p>Linked. <a href="/fares">Tram fares rise in spring</a> and <a href="/lanes">bus lanes widened on Main Street</a></p></div>
+    <div><p>Counted. <a href="/n">One, two, three, four, five, six</a>, seven, eight, nine, ten, eleven.</p></div>
+    <div><p>Closing. ${prose}</p></div>
+  </article></body></html>`;
+  const text = new Readability(parseDocument(html) as never).parse()?.textContent ?? '';
+  for (const kept of ['Opening.', 'Closing.']) t.true(text.includes(kept), kept);
+  t.false(text.includes('Linked.'), 'a block of mostly link text is cleaned');
+  t.true(text.includes('Counted.'), 'as linky, but ten commas or more keep it');
 });
 
 test("Readability, patched, still leaves out what a node's inline style or hidden attribute hides", (t) => {

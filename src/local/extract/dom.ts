@@ -37,6 +37,7 @@ export interface DomElement extends DomNode {
   querySelector(selectors: string): DomElement | null;
   querySelectorAll(selectors: string): ArrayLike<DomElement> & Iterable<DomElement>;
   closest(selectors: string): DomElement | null;
+  matches(selectors: string): boolean;
   contains(other: DomNode | null): boolean;
   replaceWith(...nodes: DomNode[]): void;
   readonly attributes: Iterable<{ readonly name: string; readonly value: string }>;
@@ -254,7 +255,7 @@ export function capNestingDepth(root: DomNode): void {
  * Visits a branch's nodes in document order without a recursion (depth 1 is root's children):
  * `enter` says whether to go into a node's children, `leave` runs once they are done.
  */
-function walkBranch(root: DomNode, enter: (node: DomNode, depth: number) => boolean, leave?: (node: DomNode) => void): void {
+export function walkBranch(root: DomNode, enter: (node: DomNode, depth: number) => boolean, leave?: (node: DomNode) => void): void {
   // Each child and sibling is read once: linkedom finds them by stepping along its node list.
   let node = root.firstChild;
   let depth = 1;

@@ -32,6 +32,7 @@ import { mayHoldElement, normalizeSpace, parseDocument, separateCodeLines, space
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata } from './metadata.js';
+import { PageElements } from './page-elements.js';
 import { PRICE, readPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
 import { productFacts, removeCustomerReviewBlocks, removeOtherProductSections, withProductFacts, type ProductFacts } from './product.js';
@@ -101,8 +102,10 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const jsonLd = readJsonLdScripts(document);
   const isChallenge = isChallengePage(document);
   revealNoscriptContent(document);
-  const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url });
-  const metadata = extractMetadata(document, url, jsonLd, detectedType);
+  // The page stays as it is until the extraction paths: its elements are read once for its type and metadata.
+  const elements = new PageElements(document);
+  const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url, elements });
+  const metadata = extractMetadata(document, url, jsonLd, detectedType, elements);
   const declaredProduct = detectedType === 'product' ? productFacts(jsonLd, document) : null;
   const { content: markupContent, pageType } = isChallenge
     ? { content: NO_CONTENT, pageType: detectedType }

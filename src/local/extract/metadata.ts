@@ -13,6 +13,7 @@ import { words } from './boilerplate.js';
 import { normalizeSpace, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { detectLanguageFromScript } from './language.js';
 import { pageEntities, readJsonLdScripts, schemaTypes, type JsonObject } from './json-ld.js';
+import { PageElements } from './page-elements.js';
 
 export interface PageMetadata {
   title: string | null;
@@ -34,15 +35,21 @@ const EARLIEST_PLAUSIBLE_DATE = Date.UTC(1990, 0, 1);
 const FUTURE_TOLERANCE_MS = 2 * 24 * 3600 * 1000;
 
 /** `pageType`, when known, tells a shop's pages, whose <title> is written for search engines. */
-export function extractMetadata(document: DomDocument, pageUrl: string, jsonLdScripts = readJsonLdScripts(document), pageType: PageType | null = null): PageMetadata {
+export function extractMetadata(
+  document: DomDocument,
+  pageUrl: string,
+  jsonLdScripts = readJsonLdScripts(document),
+  pageType: PageType | null = null,
+  elements = new PageElements(document),
+): PageMetadata {
   const jsonLd = readJsonLd(jsonLdScripts);
-  const meta = new MetaTags(document);
+  const meta = new MetaTags(elements);
   return {
-    title: findTitle(document, jsonLd, meta, pageUrl, pageType),
-    author: findAuthor(document, jsonLd, meta),
-    datePublished: findDatePublished(document, jsonLd, meta, pageUrl),
+    title: findTitle(document, elements, jsonLd, meta, pageUrl, pageType),
+    author: findAuthor(document, elements, jsonLd, meta),
+    datePublished: findDatePublished(elements, jsonLd, meta, pageUrl),
     language: findLanguage(document, jsonLd, meta),
-    canonicalUrl: findCanonicalUrl(document, pageUrl),
+    canonicalUrl: findCanonicalUrl(elements, pageUrl),
     description: meta.content(DESCRIPTION),
   };
 }
@@ -64,8 +71,8 @@ class MetaTags {
   /** Every element with an itemprop (meta tags included), by its lower-case value, in document order. */
   private readonly byItemprop = new Map<string, DomElement[]>();
 
-  constructor(document: DomDocument) {
-    for (const element of document.querySelectorAll('meta, [itemprop]')) {
+  constructor(elements: PageElements) {
+    for (const element of elements.matching('meta, [itemprop]')) {
       const itemprop = element.getAttribute('itemprop');
       if (itemprop !== null) pushTo(this.byItemprop, itemprop.toLowerCase(), element);
       if (element.localName !== 'meta') continue;
@@ -168,15 +175,15 @@ const DESCRIPTION: readonly MetaName[] = [['property', 'og:description'], ['name
  * On a shop's pages, a heading the title opens with is the title: the rest was written for search
  * engines ("Hiking Boots: Shop Boots for Hiking & Backpacking").
  */
-function findTitle(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string, pageType: PageType | null): string | null {
+function findTitle(document: DomDocument, elements: PageElements, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string, pageType: PageType | null): string | null {
   const structured = firstString(jsonLd.articles, ['headline', 'name']) ?? firstString(jsonLd.pages, ['headline', 'name']);
   const candidates: TitleCandidate[] = [
     { source: 'structured', text: structured === null ? '' : decodedTitle(document, structured) },
     { source: 'social', text: decodedText(document, meta.content([['property', 'og:title'], ['name', 'og:title'], ['name', 'twitter:title']]) ?? '') },
-    { source: 'document', text: decodedText(document, document.querySelector('title')?.textContent ?? '') },
+    { source: 'document', text: decodedText(document, elements.named('title')[0]?.textContent ?? '') },
   ].filter((candidate): candidate is TitleCandidate => candidate.text !== '');
   const names = siteNames(jsonLd, meta);
-  const headings = topHeadings(document).filter((heading) => !isSiteName(heading, names, pageUrl));
+  const headings = topHeadings(document, elements).filter((heading) => !isSiteName(heading, names, pageUrl));
   const named = headings.find((heading) => candidates.some((candidate) => namesHeading(candidate.text, heading)));
   if (named) return named;
   const backed = candidates.find(({ source, text }) =>
@@ -208,8 +215,9 @@ const MAX_HEADING_LENGTH = 200;
 /** The top headings looked at: a page has one or two (a logo and the headline), a broken template a few more. */
 const MAX_TOP_HEADINGS = 3;
 
-function topHeadings(document: DomDocument): string[] {
-  return [...document.querySelectorAll('h1')]
+function topHeadings(document: DomDocument, elements: PageElements): string[] {
+  return elements
+    .named('h1')
     .slice(0, MAX_TOP_HEADINGS)
     .map((heading) => decodedText(document, heading.textContent ?? ''))
     .filter((text) => text !== '' && text.length <= MAX_HEADING_LENGTH);
@@ -309,14 +317,14 @@ function authorNames(value: unknown): string[] {
 /** Longer than this, an "author" is a sentence or a list of credits, not a name. */
 const MAX_AUTHOR_LENGTH = 100;
 
-function findAuthor(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags): string | null {
+function findAuthor(document: DomDocument, elements: PageElements, jsonLd: JsonLdObjects, meta: MetaTags): string | null {
   const structured = jsonLd.articles.flatMap((article) => authorNames(article.author)).filter(Boolean);
   const author =
     (structured.length ? [...new Set(structured)].join(', ') : null) ??
     meta.content([['name', 'author'], ['property', 'article:author'], ['name', 'dc.creator']]) ??
     firstContentOf(meta.itemprop('name').filter((element) => hasItempropAncestor(element, 'author'))) ??
     firstContentOf(meta.itemprop('author')) ??
-    firstContentOf(document.querySelectorAll('a[rel="author" i]'));
+    firstContentOf(elements.namedMatching('a', 'a[rel="author" i]'));
   // article:author is often a profile URL rather than a name.
   if (!author || author.length > MAX_AUTHOR_LENGTH || /^https?:\/\//i.test(author)) return null;
   return textOfMarkupString(document, author);
@@ -348,13 +356,13 @@ const PUBLISHED_META_NAMES: readonly MetaName[] = [
 /** Microdata outside <meta>: <time itemprop=datePublished datetime=…>, or a content attribute. */
 const PUBLISHED_MICRODATA_ATTRIBUTES = ['datetime', 'content'];
 
-function findDatePublished(document: DomDocument, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string): string | null {
+function findDatePublished(elements: PageElements, jsonLd: JsonLdObjects, meta: MetaTags, pageUrl: string): string | null {
   const structured =
     firstString(jsonLd.articles, ['datePublished', 'dateCreated']) ?? firstString(jsonLd.pages, ['datePublished', 'uploadDate', 'startDate']);
   return (
     parseDate(structured) ??
     firstParsableMetaDate(meta) ??
-    dateFromTimeElements(document) ??
+    dateFromTimeElements(elements) ??
     dateFromUrl(pageUrl)
   );
 }
@@ -383,8 +391,8 @@ function firstDate(elements: Iterable<DomElement>): string | null {
 /** Class names that mark a <time> as the publication date rather than, say, an "updated" stamp. */
 const PUBLISHED_HINT = /publish|posted|pubdate|entry-date|article-date|created/i;
 
-function dateFromTimeElements(document: DomDocument): string | null {
-  const candidates = [...document.querySelectorAll('time[datetime]')];
+function dateFromTimeElements(elements: PageElements): string | null {
+  const candidates = elements.namedMatching('time', 'time[datetime]');
   const hinted = candidates.filter((time) => time.hasAttribute('pubdate') || PUBLISHED_HINT.test(`${time.className} ${time.parentElement?.className ?? ''}`));
   // A <time> inside the article is about the article; one elsewhere may date a teaser in a sidebar.
   const inArticle = candidates.filter((time) => time.closest('article, main, [role="main"]') !== null);
@@ -458,9 +466,8 @@ export function toLanguageTag(value: string | null | undefined): string | null {
   }
 }
 
-function findCanonicalUrl(document: DomDocument, pageUrl: string): string | null {
-  // By tag, then attributes: linkedom matches a bare tag name by a set lookup, attribute selectors through css-select.
-  for (const link of document.querySelectorAll('link')) {
+function findCanonicalUrl(elements: PageElements, pageUrl: string): string | null {
+  for (const link of elements.named('link')) {
     const rel = link.getAttribute('rel');
     if (rel === null || !link.hasAttribute('href') || !rel.toLowerCase().split(/\s+/).includes('canonical')) continue;
     // An unparsable canonical is as good as none.

@@ -10,6 +10,7 @@ import { httpAddress, isTrackingParameter } from '../fetch/url.js';
 import type { PageType } from '../types.js';
 import { CJK, ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
+import { PageElements } from './page-elements.js';
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
 
@@ -54,6 +55,8 @@ export interface PageTypeSignals {
   jsonLd: unknown[];
   /** The page's address, when known: a documentation site says so in it. */
   url?: string;
+  /** The page's elements, when the caller has read them (see PageElements). */
+  elements?: PageElements;
 }
 
 export function detectPageType(signals: PageTypeSignals): PageType {
@@ -66,18 +69,18 @@ export interface PageTypeReading {
   declaredBySchema: boolean;
 }
 
-export function readPageType({ document, jsonLd, url }: PageTypeSignals): PageTypeReading {
-  const declared = declaredPageType(document, jsonLd);
-  return { type: typeOf(document, declared, url), declaredBySchema: declared.type !== null && !declared.byOpenGraphOnly };
+export function readPageType({ document, jsonLd, url, elements = new PageElements(document) }: PageTypeSignals): PageTypeReading {
+  const declared = declaredPageType(elements, jsonLd);
+  return { type: typeOf(document, elements, declared, url), declaredBySchema: declared.type !== null && !declared.byOpenGraphOnly };
 }
 
-function typeOf(document: DomDocument, { type: declared, byOpenGraphOnly }: Declared, url: string | undefined): PageType {
+function typeOf(document: DomDocument, elements: PageElements, { type: declared, byOpenGraphOnly }: Declared, url: string | undefined): PageType {
   const body = document.body;
   if (declared === 'article') {
     // Link aggregators and forums declare og:type article for a thread too: one with next to no prose of its own.
     if (byOpenGraphOnly && body && isBareThread(readStructure(body))) return 'forum';
     // Documentation sites declare their pages articles as often as not.
-    return isDocumentationUrl(url) || (body && hasDocumentationStructure(body)) ? 'documentation' : 'article';
+    return isDocumentationUrl(url) || (body && hasDocumentationStructure(body, elements)) ? 'documentation' : 'article';
   }
   if (declared || !body) return declared ?? 'other';
   const structure = readStructure(body);
@@ -89,8 +92,8 @@ function typeOf(document: DomDocument, { type: declared, byOpenGraphOnly }: Decl
     if (thread.proseOutside <= thread.postProse) return 'forum';
   }
   if (groups.some((group) => isListing(group, measures, pageText, prose))) return 'listing';
-  if (hasProductStructure(document)) return 'product';
-  if (isDocumentationUrl(url) || hasDocumentationStructure(body)) return 'documentation';
+  if (hasProductStructure(elements)) return 'product';
+  if (isDocumentationUrl(url) || hasDocumentationStructure(body, elements)) return 'documentation';
   if (prose < ARTICLE_PROSE) return 'other';
   return isFrontPageUrl(url) ? 'listing' : 'article';
 }
@@ -145,12 +148,13 @@ interface Declared {
   byOpenGraphOnly: boolean;
 }
 
-function declaredPageType(document: DomDocument, jsonLd: unknown[]): Declared {
+function declaredPageType(elements: PageElements, jsonLd: unknown[]): Declared {
   const declared = (type: PageType | null, byOpenGraphOnly = false): Declared => ({ type, byOpenGraphOnly });
   const entities = pageEntities(jsonLd);
   const jsonLdTypes = entities.flatMap(schemaTypes);
   // Microdata: only top-level items describe the page; nested ones are its parts (an offer, a review).
-  const microdataTypes = [...document.querySelectorAll('[itemscope][itemtype]')]
+  const microdataTypes = elements
+    .matching('[itemscope][itemtype]')
     .filter((element) => element.parentElement?.closest('[itemscope]') == null)
     .flatMap((element) => (element.getAttribute('itemtype') ?? '').split(/\s+/).map((type) => type.replace(/^.*[/:#]/, '')));
   const types = [...jsonLdTypes, ...microdataTypes];
@@ -164,7 +168,7 @@ function declaredPageType(document: DomDocument, jsonLd: unknown[]): Declared {
   if (has(DOCUMENTATION_SCHEMA_TYPES)) return declared('documentation');
   if (types.some((type) => ARTICLE_SCHEMA_TYPES.test(type))) return declared('article');
   if (has(LISTING_SCHEMA_TYPES)) return declared('listing');
-  const openGraphType = (document.querySelector('meta[property="og:type" i]')?.getAttribute('content') ?? '').toLowerCase();
+  const openGraphType = (elements.namedMatching('meta', 'meta[property="og:type" i]')[0]?.getAttribute('content') ?? '').toLowerCase();
   if (/^(product|og:product|product\.item)$/.test(openGraphType)) return declared('product', true);
   if (openGraphType === 'article') return declared('article', true);
   return declared(null);
@@ -271,12 +275,12 @@ export const PRICE = /(?:[$€£¥₹₩]|\b(?:USD|EUR|GBP|CAD|AUD|CHF|JPY|CNY|I
 /** Class and id words of a buy button or form. */
 const BUY_WORDS = new Set(['cart', 'basket', 'bag', 'buy', 'checkout', 'purchase', 'addtocart', 'addtobag', 'addtobasket']);
 
-function hasProductStructure(document: DomDocument): boolean {
-  const prices = [...document.querySelectorAll('[itemprop="price" i], [class*="price" i], [id*="price" i]')].filter((element) =>
+function hasProductStructure(elements: PageElements): boolean {
+  const prices = elements.matching('[itemprop="price" i], [class*="price" i], [id*="price" i]').filter((element) =>
     PRICE.test(normalizeSpace(element.getAttribute('content') ?? element.textContent)),
   );
   if (prices.length === 0) return false;
-  const buyControls = [...document.querySelectorAll('button, form, input[type="submit" i], a[class], div[class]')].filter((element) =>
+  const buyControls = elements.matching('button, form, input[type="submit" i], a[class], div[class]').filter((element) =>
     markupWords(element).some((word) => BUY_WORDS.has(word)),
   );
   return buyControls.length > 0;
@@ -321,8 +325,8 @@ const FRONT_PAGE_PARAMETER = /^(?:srsltid|ref|source|page|paged|start|start_from
 const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';
 const MIN_CODE_BLOCKS = 2;
 
-function hasDocumentationStructure(body: DomElement): boolean {
-  return body.querySelectorAll('pre').length >= MIN_CODE_BLOCKS || body.querySelectorAll(CODE_BLOCKS).length >= MIN_CODE_BLOCKS * 5;
+function hasDocumentationStructure(body: DomElement, elements: PageElements): boolean {
+  return elements.within(body, elements.named('pre')).length >= MIN_CODE_BLOCKS || elements.within(body, elements.matching(CODE_BLOCKS)).length >= MIN_CODE_BLOCKS * 5;
 }
 
 /**

@@ -47,11 +47,6 @@ export class PageElements {
     return this.named(tag).filter((element) => element.matches(selectors));
   }
 
-  /** `root.querySelectorAll(selectors)` for an element of the page. */
-  within(root: DomElement, elements: readonly DomElement[]): DomElement[] {
-    return elements.filter((element) => element !== root && root.contains(element));
-  }
-
   private add(element: DomElement): void {
     this.elements.push(element);
     const tag = element.localName.toLowerCase();
@@ -59,6 +54,11 @@ export class PageElements {
     if (tagged) tagged.push(element);
     else this.byTag.set(tag, [element]);
   }
+}
+
+/** Those of the elements that `root.querySelectorAll` would find too: its descendants. */
+export function within(root: DomElement, elements: readonly DomElement[]): DomElement[] {
+  return elements.filter((element) => element !== root && root.contains(element));
 }
 
 /** As linkedom's querySelectorAll tells one: by its exact local name. */

@@ -10,7 +10,7 @@ import { httpAddress, isTrackingParameter } from '../fetch/url.js';
 import type { PageType } from '../types.js';
 import { CJK, ELEMENT_NODE, TEXT_NODE, hasAncestor, normalizeSpace, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
-import { PageElements } from './page-elements.js';
+import { PageElements, within } from './page-elements.js';
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
 import { measureText, repeatedSiblingGroups, type SiblingGroup, type TextMeasure } from './structure.js';
 
@@ -326,7 +326,7 @@ const CODE_BLOCKS = 'pre, code, .highlight, .codehilite';
 const MIN_CODE_BLOCKS = 2;
 
 function hasDocumentationStructure(body: DomElement, elements: PageElements): boolean {
-  return elements.within(body, elements.named('pre')).length >= MIN_CODE_BLOCKS || elements.within(body, elements.matching(CODE_BLOCKS)).length >= MIN_CODE_BLOCKS * 5;
+  return within(body, elements.named('pre')).length >= MIN_CODE_BLOCKS || within(body, elements.matching(CODE_BLOCKS)).length >= MIN_CODE_BLOCKS * 5;
 }
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
 import { parseDocument } from '../../../src/local/extract/dom.js';
-import { PageElements } from '../../../src/local/extract/page-elements.js';
+import { PageElements, within } from '../../../src/local/extract/page-elements.js';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Trail lamp</title>
   <meta property="og:type" content="product"><META NAME="Author" content="Ada"><link rel="canonical" href="/lamp">
@@ -40,8 +40,8 @@ test("a page's elements answer as querySelectorAll does: document order, any cas
   t.deepEqual(elements.namedMatching('a', 'a[rel="author" i]'), [...document.querySelectorAll('a[rel="author" i]')]);
   t.is(elements.namedMatching('a', 'a[rel="author" i]').length, 1);
   const body = document.body!;
-  t.deepEqual(elements.within(body, elements.named('pre')), [...body.querySelectorAll('pre')]);
-  t.deepEqual(elements.within(body, elements.matching('pre, code')), [...body.querySelectorAll('pre, code')]);
+  t.deepEqual(within(body, elements.named('pre')), [...body.querySelectorAll('pre')]);
+  t.deepEqual(within(body, elements.matching('pre, code')), [...body.querySelectorAll('pre, code')]);
   t.is(elements.named('nothing-of-the-kind').length, 0);
 });
 

@@ -23,16 +23,15 @@
  * skips the batch runs (tuning needs the scores only). --predictions writes {id: text} for the set's
  * own score.py (it holds the pages' text: keep it out of the repository).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ExtractorPool, extractDocument } from '../src/local/extract/index.js';
 import type { ExtractedPage } from '../src/local/types.js';
+import { runBatchCli } from './batch-cli.js';
 import { machineWithLoad, round3 } from './index-bench-common.js';
 import {
   DEFAULT_EXTRACTION_DEV_DIR,
@@ -185,51 +184,6 @@ async function runArticleExtraction(pages: BenchmarkPage[]): Promise<void> {
 /** How many of the first pages are extracted once, untimed, before the timed pass (JIT, lazy module loads). */
 const DEV_WARM_UP_PAGES = 20;
 
-interface BatchRun {
-  workers: number;
-  seconds: number;
-  pagesPerSecond: number;
-  lines: number;
-  errorLines: number;
-  exitCode: number | null;
-  /** Pages the pool cut short at its per-page time limit (from the CLI's summary line). */
-  timeouts: number;
-  /** The CLI's own CPU time, worker threads included (from its summary line). */
-  cpuSeconds: number;
-  /** 1-minute load average when the run started and ended: batch runs are minutes apart, and the load moves. */
-  loadAverage1m: { before: number; after: number };
-  textByPath: Map<string, string>;
-}
-
-/** One run of the batch CLI over the given files; its wall time includes the process's start-up. */
-function runBatchCli(paths: string[], workers: number): Promise<BatchRun> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const loadBefore = os.loadavg()[0]!;
-    const child = spawn(process.execPath, [CLI, 'extract', '--jsonl', '--workers', String(workers), ...paths], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const textByPath = new Map<string, string>();
-    let lines = 0;
-    let errorLines = 0;
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const page = JSON.parse(line) as { input: string; text?: string; error?: string };
-      lines += 1;
-      if (page.error !== undefined) errorLines += 1;
-      textByPath.set(page.input, page.text ?? '');
-    });
-    child.on('error', reject);
-    child.on('close', (exitCode) => {
-      const seconds = (performance.now() - started) / 1000;
-      if (args.verbose) process.stdout.write(stderr);
-      const timeouts = Number(/(\d+) over the time limit/.exec(stderr)?.[1] ?? 0);
-      const cpuSeconds = Number(/([\d.]+) s of CPU/.exec(stderr)?.[1] ?? Number.NaN);
-      const loadAverage1m = { before: round3(loadBefore), after: round3(os.loadavg()[0]!) };
-      resolve({ workers, seconds, pagesPerSecond: paths.length / seconds, lines, errorLines, exitCode, timeouts, cpuSeconds, loadAverage1m, textByPath });
-    });
-  });
-}
-
 function perPageFigures(counts: ShingleCounts) {
   const { tp, fp, fn } = counts;
   const precision = tp + fp > 0 ? pagePrecision(counts) : null;
@@ -288,7 +242,7 @@ async function runExtractionDev(pages: DevPage[]): Promise<void> {
   const paths = pages.map((page) => devPagePath(directory, page.id));
   const batches = [];
   for (const workers of batchWorkers) {
-    const run = await runBatchCli(paths, workers);
+    const run = await runBatchCli(CLI, paths, workers, { echoStderr: args.verbose ?? false });
     const batchCounts = pages.map((page, index) => scoreDevPage(page, run.textByPath.get(paths[index]!) ?? ''));
     const differs = (index: number) => (run.textByPath.get(paths[index]!) ?? '') !== texts[index];
     const differing = pages.filter((_, index) => differs(index)).length;

@@ -13,6 +13,7 @@ import { ExtractorPool } from '../local/extract/index.js';
 import type { FetchPolicy } from '../local/fetch/index.js';
 import { StatusLine } from '../util/status-line.js';
 import { fetchSource, isDirectoryTarget, isHttpTarget, pageFilesUnder, readSource, type ListedPath } from './extract-source.js';
+import { optimiseLaterForBatch } from './tiering.js';
 
 export interface BatchOptions {
   workers: number;
@@ -51,6 +52,7 @@ async function* expandInputs(inputs: readonly string[]): AsyncGenerator<ListedPa
 }
 
 export async function runBatch(inputs: readonly string[], options: BatchOptions): Promise<BatchSummary> {
+  optimiseLaterForBatch();
   const pool = new ExtractorPool({ size: options.workers });
   const summary: BatchSummary = { pages: 0, failed: 0, withoutText: 0, timeouts: 0, outputError: null };
   const started = performance.now();

@@ -8,8 +8,10 @@
  * extraction-dev's report half, one cold pass optimised 964 functions, with 352 deoptimisations and
  * 4.5 s of compiling. At six times the budget it optimised 560, with 179 deoptimisations and 1.8 s
  * of compiling. The compiling runs on V8's helper threads, which compete with the workers for the
- * cores. A 2-worker batch then used 0.90× the CPU and 0.90× the wall time, in 16 runs out of 16
- * (docs/benchmarks.md, issue 22, twenty-seventh session). Larger budgets measured no better.
+ * cores. Side by side (bench:extraction-batch-ab, 2 workers), a batch of the report half's 664 pages
+ * then takes 0.92× the CPU and wall time; one of 100 pages 0.81×, one of 4,029 pages 0.99×: the
+ * saving is each worker's cold start (docs/benchmarks.md, issue 22, twenty-seventh session).
+ * Larger budgets measured no better.
  *
  * The flag is process-wide and is read when a function's feedback is created. Setting it before
  * the pool starts reaches every worker's code from its first call. A long-running gateway warms

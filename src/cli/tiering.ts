@@ -20,7 +20,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** Six times Node 20's default interrupt budget (67,584 bytes of bytecode). */
-export const BATCH_INTERRUPT_BUDGET = 6 * 67_584;
+const BATCH_INTERRUPT_BUDGET = 6 * 67_584;
 
 /** Lets a batch's functions run longer before V8 optimises them: set before its workers start. */
 export function optimiseLaterForBatch(): void {

@@ -18,18 +18,14 @@ export class PageElements {
   private readonly byTag = new Map<string, DomElement[]>();
 
   constructor(document: DomDocument) {
-    // By childNodes: linkedom's doctype node has no nextSibling.
-    for (const node of (document as unknown as DomNode).childNodes) {
-      if (node.nodeType !== ELEMENT_NODE) continue;
+    /** Keeps an element, and says whether to read its children: not a template's. */
+    const enter = (node: DomNode): boolean => {
+      if (node.nodeType !== ELEMENT_NODE) return false;
       this.add(node as DomElement);
-      if (!isTemplate(node)) {
-        walkBranch(node, (descendant) => {
-          if (descendant.nodeType !== ELEMENT_NODE) return false;
-          this.add(descendant as DomElement);
-          return !isTemplate(descendant);
-        });
-      }
-    }
+      return !isTemplate(node);
+    };
+    // The document's children by childNodes: linkedom's doctype node has no nextSibling to walk on.
+    for (const node of (document as unknown as DomNode).childNodes) if (enter(node)) walkBranch(node, enter);
   }
 
   /** `document.querySelectorAll(tag)` for one bare tag name, given in lower case. */

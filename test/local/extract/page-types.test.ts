@@ -911,3 +911,23 @@ test("a story laid out as sibling boxes (its header, body, share bar, next and p
   for (const sentence of story) t.true(extracted.text.includes(sentence), sentence);
   t.false(extracted.text.includes('Share on Weibo'));
 });
+
+test("a short news brief (too little prose for an article) keeps its story, not the site's menus and link lists around it", (t) => {
+  const brief = [
+    'The harbour ferry will run every twenty minutes from Monday while the bridge is closed for repairs.',
+    'The council said the extra boats would cost less than the buses it hired during the last closure.',
+  ];
+  const menu = (heading: string, links: string[]) => `<div><h3>${heading}</h3><ul>${links.map((link, index) => `<li><a href="/${heading.length}/${index}">${link}</a></li>`).join('')}</ul></div>`;
+  const html = page(
+    '<title>Ferry to run every twenty minutes - Harbour Herald</title>',
+    `<div id="content">
+      ${menu('Classifieds', ['Buy a car', 'Sell a car', 'Find a dealer', 'Search homes for sale', 'Find an agent', 'Place an ad', 'Search for a job', 'Post your resume'])}
+      <div class="story"><h1>Ferry to run every twenty minutes</h1>${brief.map((sentence) => `<p>${sentence}</p>`).join('')}</div>
+      ${menu('More local news', ['Market hall to reopen in spring', 'School run lanes come to the old town', 'Lifeboat crew rescues two kayakers'])}
+    </div>`,
+  );
+  const extracted = extractHtml(html, 'https://herald.example/local/ferry-every-twenty-minutes');
+  t.is(extracted.pageType, 'other');
+  for (const sentence of brief) t.true(extracted.text.includes(sentence), sentence);
+  t.notRegex(extracted.text, /Sell a car|Post your resume|Market hall/);
+});

@@ -7,9 +7,24 @@ import { hasAncestor, normalizeSpace, textOfMarkupString, type DomDocument, type
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
 
+/**
+ * A string that a shop's template percent-encoded whole ("An%20elegant%20sofa%20…"): one run with no
+ * space in it and an escaped space or punctuation mark. A URL among the facts has no escaped space.
+ */
+const PERCENT_ENCODED_TEXT = /^\S*%(?:20|2C|2E|3A|3B|0A)\S*$/i;
+
+function decodedText(value: string): string {
+  if (!PERCENT_ENCODED_TEXT.test(value)) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 /** A JSON-LD value as text: a string (entities and tags read as HTML), a number, or an object's name. */
 function textOf(document: DomDocument, value: unknown): string {
-  if (typeof value === 'string') return normalizeSpace(textOfMarkupString(document, value));
+  if (typeof value === 'string') return normalizeSpace(textOfMarkupString(document, decodedText(value)));
   if (typeof value === 'number') return String(value);
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return textOf(document, (value as JsonObject).name);
   return '';
@@ -44,7 +59,11 @@ export function productFacts(jsonLd: unknown[], document: DomDocument): ProductF
     .filter(([name, value]) => name && value)
     .map(([name, value]) => `${name}: ${value}`);
   const brand = text(product.brand);
-  return { lines: [text(product.name), text(product.description), brand && `Brand: ${brand}`, ...specification].filter(Boolean), price: priceLine(product.offers, text) };
+  const name = text(product.name);
+  const description = text(product.description);
+  // Shops often open the description with the name, or give the name as the description too.
+  const nameLine = description.toLowerCase().startsWith(name.toLowerCase()) ? '' : name;
+  return { lines: [nameLine, description, brand && `Brand: ${brand}`, ...specification].filter(Boolean), price: priceLine(product.offers, text) };
 }
 
 /** Shorter lines are labels that the visible text may state in its own words. */

@@ -358,6 +358,24 @@ test("a product's JSON-LD facts read as HTML reads them: entities decoded, tags 
   t.notRegex(extracted.text, /&(reg|gt|#8217);|<br>/);
 });
 
+test("a product's JSON-LD description that its shop percent-encoded whole reads as words", (t) => {
+  const html = PRODUCT.replace(JSON.stringify(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD), JSON.stringify(encodeURIComponent(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD)));
+  t.true(html.includes('A%20compact%20espresso'));
+  const extracted = extractHtml(html, 'https://kitchen.example/p/bg-54');
+  t.true(extracted.text.includes(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD), extracted.text);
+  t.false(extracted.text.includes('%20'));
+});
+
+test("a product's JSON-LD name that its description opens with is not added a second time", (t) => {
+  const name = 'Burr grinder BG-54 with dosing cup, matte black';
+  const description = `${name}. ${PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD}`;
+  const html = PRODUCT.replace('"name":"Burr grinder BG-54"', JSON.stringify({ name }).slice(1, -1)).replace(JSON.stringify(PRODUCT_DESCRIPTION_ONLY_IN_JSON_LD), JSON.stringify(description));
+  t.true(html.includes(name));
+  const extracted = extractHtml(html, 'https://kitchen.example/p/bg-54');
+  t.true(extracted.text.includes(description), extracted.text);
+  t.is(extracted.text.split(name).length - 1, 1, extracted.text);
+});
+
 const RECOMMENDED = ['Hand grinder HG-1', 'Scale with timer', 'Knock box', 'Milk jug 350 ml', 'Tamper 58 mm', 'Dosing funnel', 'Cleaning brush', 'Descaler tablets', 'Bean cellar'];
 
 const TILE_BLURB = 'A well made accessory that suits every grinder in our range, shipped from our own warehouse within a day.';

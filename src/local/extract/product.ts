@@ -2,7 +2,7 @@
  * A product's facts as its JSON-LD states them: name, description, price and specification. Shops
  * often render these from script, so the visible markup can lack what the structured data holds.
  */
-import { markupWords } from './boilerplate.js';
+import { markupWords, words } from './boilerplate.js';
 import { hasAncestor, normalizeSpace, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
@@ -66,6 +66,31 @@ export function productFacts(jsonLd: unknown[], document: DomDocument): ProductF
   return { lines: [nameLine, description, brand && `Brand: ${brand}`, ...specification].filter(Boolean), price: priceLine(product.offers, text) };
 }
 
+/**
+ * A fact the visible text states in its own layout is not added again: a specification row that the
+ * page shows as a table ("Burrs | 54 mm", where JSON-LD has "Burrs: 54 mm"), a description shown
+ * after another opening. Compared as runs of three words, of which at least this share is shown.
+ */
+const MIN_SHOWN_SHARE_OF_FACT = 0.5;
+const RUN_LENGTH = 3;
+
+/** The fact's runs of RUN_LENGTH words, lower-cased. */
+function wordRuns(text: string): Set<string> {
+  const tokens = words(text);
+  const runs = new Set<string>();
+  for (let index = 0; index + RUN_LENGTH <= tokens.length; index += 1) runs.add(tokens.slice(index, index + RUN_LENGTH).join(' '));
+  return runs;
+}
+
+/** At least MIN_SHOWN_SHARE_OF_FACT of the line's runs of words are in the visible text. */
+function mostlyShown(line: string, visibleRuns: ReadonlySet<string>): boolean {
+  const runs = wordRuns(line);
+  if (runs.size === 0) return false;
+  let shown = 0;
+  for (const run of runs) if (visibleRuns.has(run)) shown += 1;
+  return shown >= runs.size * MIN_SHOWN_SHARE_OF_FACT;
+}
+
 /** Shorter lines are labels that the visible text may state in its own words. */
 const MIN_FACT_LENGTH = 30;
 
@@ -75,7 +100,8 @@ const MIN_FACT_LENGTH = 30;
  */
 export function withProductFacts(visibleText: string, facts: ProductFacts): string {
   const visible = normalizeSpace(visibleText).toLowerCase();
-  const missing = facts.lines.filter((line) => line.length >= MIN_FACT_LENGTH && !visible.includes(line.slice(0, MIN_FACT_LENGTH).toLowerCase()));
+  const visibleRuns = wordRuns(visibleText);
+  const missing = facts.lines.filter((line) => line.length >= MIN_FACT_LENGTH && !visible.includes(line.slice(0, MIN_FACT_LENGTH).toLowerCase()) && !mostlyShown(line, visibleRuns));
   if (facts.price && !PRICE.test(visibleText)) missing.push(facts.price);
   return missing.length ? [visibleText, ...missing].filter(Boolean).join('\n\n') : visibleText;
 }

@@ -376,6 +376,27 @@ test("a product's JSON-LD name that its description opens with is not added a se
   t.is(extracted.text.split(name).length - 1, 1, extracted.text);
 });
 
+test("a product's JSON-LD facts that the page shows in its own layout are not added again: a specification row, a description after another opening", (t) => {
+  const shownDescription = 'Each grinder leaves our workshop with burrs aligned by hand and a test grind of a full kilo of beans.';
+  const product = JSON.stringify({
+    '@context': 'https://schema.org',
+    '@type': 'Product',
+    name: 'Burr grinder BG-54',
+    description: `HAND ALIGNED. ${shownDescription}`,
+    additionalProperty: [{ '@type': 'PropertyValue', name: 'Burrs', value: '54 mm conical, hardened steel' }],
+  });
+  const html = PRODUCT.replace(/<script type="application\/ld\+json">[^<]*<\/script>/, `<script type="application/ld+json">${product}</script>`).replace(
+    '<h2>Specifications</h2>',
+    `<p>${shownDescription}</p><h2>Specifications</h2>`,
+  );
+  t.true(html.includes('HAND ALIGNED.'));
+  const extracted = extractHtml(html, 'https://kitchen.example/p/bg-54');
+  t.is(extracted.pageType, 'product');
+  t.regex(extracted.text, /Burrs\s+54 mm conical, hardened steel/);
+  t.is(extracted.text.split('54 mm conical, hardened steel').length - 1, 1, extracted.text);
+  t.is(extracted.text.split(shownDescription).length - 1, 1, extracted.text);
+});
+
 const RECOMMENDED = ['Hand grinder HG-1', 'Scale with timer', 'Knock box', 'Milk jug 350 ml', 'Tamper 58 mm', 'Dosing funnel', 'Cleaning brush', 'Descaler tablets', 'Bean cellar'];
 
 const TILE_BLURB = 'A well made accessory that suits every grinder in our range, shipped from our own warehouse within a day.';

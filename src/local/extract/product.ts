@@ -9,7 +9,8 @@ import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
 
 /**
  * A string that a shop's template percent-encoded whole ("An%20elegant%20sofa%20…"): one run with no
- * space in it and an escaped space or punctuation mark. A URL among the facts has no escaped space.
+ * space in it and an escaped space or punctuation mark. Decoded, it reads as the shop meant it; a link
+ * among the facts reads decoded too, as a browser's address bar shows it.
  */
 const PERCENT_ENCODED_TEXT = /^\S*%(?:20|2C|2E|3A|3B|0A)\S*$/i;
 

@@ -970,3 +970,34 @@ test("a short news brief (too little prose for an article) keeps its story, not 
   for (const sentence of brief) t.true(extracted.text.includes(sentence), sentence);
   t.notRegex(extracted.text, /Sell a car|Post your resume|Market hall/);
 });
+
+test("a story beside more headlines, each with a one-line blurb, keeps the story alone: blurbs are no paragraphs the block left out", (t) => {
+  const story = [
+    'The river authority opened the new weir on Tuesday, two years after the floods that cut the valley road for a month and closed the school.',
+    'Engineers say the weir will hold back twice the water of the old one, and that the fish pass beside it lets salmon reach the upper pools again.',
+    'Farmers downstream, who lost their winter feed in the floods, asked the authority to publish how high the water may rise before the gates open.',
+  ];
+  const teasers = [
+    ['Bus timetable changes from May', 'Two routes will run less often on Sundays.'],
+    ['Library extends its opening hours', 'The branch will open until eight on weekdays.'],
+    ['Council approves the new car park', 'Work starts in June and should end by autumn.'],
+    ['Market returns to the square', 'Stalls are back every Saturday from next week.'],
+    ['School wins regional choir prize', 'The pupils sang at the cathedral on Friday.'],
+    ['Footbridge closed for repairs', 'Walkers are asked to use the road bridge.'],
+    ['Police appeal after break-in', 'A shop on the high street was entered overnight.'],
+    ['Cinema to show classic films', 'A season of old favourites starts on Monday.'],
+  ];
+  const html = page(
+    '<title>New weir opens two years after the floods - Valley Gazette</title><meta property="og:type" content="article">',
+    `<div id="page">
+      <div class="story"><h1>New weir opens two years after the floods</h1>${story.map((sentence) => `<p>${sentence}</p>`).join('')}</div>
+      <div class="more"><h2>More from the valley</h2>${teasers
+        .map(([headline, blurb], index) => `<div class="item"><h3><a href="/news/${index + 10}">${headline}</a></h3><p>${blurb}</p></div>`)
+        .join('')}</div>
+    </div>`,
+  );
+  const extracted = extractHtml(html, 'https://gazette.example/news/new-weir-opens');
+  t.is(extracted.pageType, 'article');
+  for (const sentence of story) t.true(extracted.text.includes(sentence), sentence);
+  t.notRegex(extracted.text, /Bus timetable|Stalls are back|classic films/);
+});

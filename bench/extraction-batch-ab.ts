@@ -54,7 +54,10 @@ const run = (cli: string) => runBatchCli(cli, paths, workers, { extraArgs });
 
 /** Pages whose line differs between the two runs, or that one run lacks. */
 function differingLines(baseline: BatchRun, current: BatchRun): number {
-  return splitPaths.filter((path) => baseline.lineByPath.get(path) === undefined || baseline.lineByPath.get(path) !== current.lineByPath.get(path)).length;
+  return splitPaths.filter((path) => {
+    const line = baseline.lineByPath.get(path);
+    return line === undefined || line !== current.lineByPath.get(path);
+  }).length;
 }
 
 const summary = (batch: BatchRun) => ({

@@ -316,7 +316,11 @@ function withLeftOutProse(article: Content, cleaned: DomDocument, title: string 
   if (!region) return article;
   const kept = new Set(article.text.split('\n').filter((line) => line.trim()).map(lineKey));
   const leftOut = region.text.split('\n').filter((line) => line.trim() && !kept.has(lineKey(line)));
-  const paragraphs = leftOut.filter((line) => !LIST_ITEM_LINE.test(line) && line.trim().length > MIN_PARAGRAPH_LENGTH && ENDS_AS_A_SENTENCE.test(line.trim())).length;
+  const isParagraph = (line: string) => {
+    const text = line.trim();
+    return !LIST_ITEM_LINE.test(line) && text.length > MIN_PARAGRAPH_LENGTH && ENDS_AS_A_SENTENCE.test(text);
+  };
+  const paragraphs = leftOut.filter(isParagraph).length;
   return leftOut.length > 0 && paragraphs >= leftOut.length * MIN_PARAGRAPH_SHARE_OF_LEFT_OUT_LINES ? region : article;
 }
 

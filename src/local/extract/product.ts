@@ -101,8 +101,10 @@ const MIN_FACT_LENGTH = 30;
  */
 export function withProductFacts(visibleText: string, facts: ProductFacts): string {
   const visible = normalizeSpace(visibleText).toLowerCase();
-  const visibleRuns = wordRuns(visibleText);
-  const missing = facts.lines.filter((line) => line.length >= MIN_FACT_LENGTH && !visible.includes(line.slice(0, MIN_FACT_LENGTH).toLowerCase()) && !mostlyShown(line, visibleRuns));
+  let visibleRuns: Set<string> | null = null;
+  // Its opening verbatim, or most of it in the page's own layout; the page's runs are read only when asked.
+  const isShown = (line: string) => visible.includes(line.slice(0, MIN_FACT_LENGTH).toLowerCase()) || mostlyShown(line, (visibleRuns ??= wordRuns(visibleText)));
+  const missing = facts.lines.filter((line) => line.length >= MIN_FACT_LENGTH && !isShown(line));
   if (facts.price && !PRICE.test(visibleText)) missing.push(facts.price);
   return missing.length ? [visibleText, ...missing].filter(Boolean).join('\n\n') : visibleText;
 }

@@ -254,10 +254,19 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
     // a block of replies is a reader's, however long: a short post can be outweighed by one comment.
     const replyAmongReplies = isReply(element) && hasAncestor(element, isReply, body) && element.querySelector('h1') === null;
     const holdsArticle =
-      !isDialog(element) && !replyAmongReplies && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && element.querySelector('h1') !== null));
+      !isDialog(element) && !replyAmongReplies && !isUnheadlinedFooter(element) && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && element.querySelector('h1') !== null));
     if (!holdsArticle) element.remove();
   }
   if (!options.keepAllArticles) removeTeaserArticles(document);
+}
+
+/**
+ * A <footer> is the closing matter of the page or of a section, however much it says: a blog's
+ * advertising terms, licence and code of ethics can outweigh a post of a few lines. One that holds
+ * the headline wraps the article (a theme that misuses the tag), and the share rules read it.
+ */
+function isUnheadlinedFooter(element: DomElement): boolean {
+  return element.localName === 'footer' && element.querySelector('h1') === null;
 }
 
 /** The teaser step of removeBoilerplateElements on its own, for a page pre-cleaned with every article kept. */

@@ -57,6 +57,26 @@ test('a wrapper whose class sounds like boilerplate is kept when it holds the ar
   t.false(extracted.text.includes('Popular posts'));
 });
 
+test("a page's footer is no wrapper of the post, even when its notes outweigh a short post", (t) => {
+  const post = [
+    'A colleague shared how her class turned their science fair posters into short videos this term.',
+    'The students wrote the scripts themselves and filmed each other explaining one experiment.',
+  ];
+  const notes = [
+    'Advertising here is sold by bid for three months at a time, and no advertiser is endorsed by being shown beside a post.',
+    'This work is licensed under a Creative Commons licence: share it with credit, but do not sell it or change it.',
+    'I follow the bloggers code of ethics: the links inside my posts are never for sale, and I say so when a product was sent to me.',
+  ];
+  const html = `<html><head><title>Posters become videos</title></head><body>
+    <div class="content"><div class="date-header">Monday, November 5</div><h3 class="post-title">Posters become videos</h3>
+      <div class="post-body">${post.map((sentence) => `<p>${sentence}</p>`).join('')}</div></div>
+    <footer><div class="section">${notes.map((note, index) => `<div class="block"><h2>Note ${index + 1}</h2><p>${note}</p></div>`).join('')}</div></footer>
+  </body></html>`;
+  const extracted = extractHtml(html, 'https://teacher.example/2012/11/posters-become-videos.html');
+  for (const sentence of post) t.true(extracted.text.includes(sentence), sentence);
+  for (const note of notes) t.false(extracted.text.includes(note), note);
+});
+
 test('a class word that marks every text block of a page builder is its layout, not boilerplate', (t) => {
   const block = (paragraph: string) =>
     `<div class="builder-element builder-widget builder-widget-text-editor"><div class="builder-widget-container"><p>${paragraph}</p></div></div>`;

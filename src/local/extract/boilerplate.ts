@@ -250,23 +250,18 @@ export function removeBoilerplateElements(document: DomDocument, options: Boiler
   for (const element of [...byTagOrRole, ...byWords]) {
     if (!element.parentNode) continue;
     const share = shareOfProse(element);
+    const headlined = () => element.querySelector('h1') !== null;
     // A dialog is a popup however much it says: a consent centre can outweigh a short post. A reply in
     // a block of replies is a reader's, however long: a short post can be outweighed by one comment.
-    const replyAmongReplies = isReply(element) && hasAncestor(element, isReply, body) && element.querySelector('h1') === null;
-    const holdsArticle =
-      !isDialog(element) && !replyAmongReplies && !isUnheadlinedFooter(element) && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && element.querySelector('h1') !== null));
+    // A <footer> is the closing matter of the page or of a section: a blog's advertising terms, licence
+    // and code of ethics can outweigh a post of a few lines. A reply or a footer that holds the
+    // headline wraps the article (a theme misusing the class or the tag), and the share rules read it.
+    const replyOrFooter = element.localName === 'footer' || (isReply(element) && hasAncestor(element, isReply, body));
+    const neverTheArticle = isDialog(element) || (replyOrFooter && !headlined());
+    const holdsArticle = !neverTheArticle && (share > WRAPPER_SHARE_OF_PROSE || (share > HEADLINED_SHARE_OF_PROSE && headlined()));
     if (!holdsArticle) element.remove();
   }
   if (!options.keepAllArticles) removeTeaserArticles(document);
-}
-
-/**
- * A <footer> is the closing matter of the page or of a section, however much it says: a blog's
- * advertising terms, licence and code of ethics can outweigh a post of a few lines. One that holds
- * the headline wraps the article (a theme that misuses the tag), and the share rules read it.
- */
-function isUnheadlinedFooter(element: DomElement): boolean {
-  return element.localName === 'footer' && element.querySelector('h1') === null;
 }
 
 /** The teaser step of removeBoilerplateElements on its own, for a page pre-cleaned with every article kept. */

@@ -32,7 +32,8 @@ Prints the title, author, date, language, page type and main text of pages, as t
   --jsonl          JSON lines even for one page (implied by several inputs or a directory)
   --format         the main text as plain text (default) or also as markdown (headings, lists, tables,
                    code): printed instead of the text for one page, a "markdown" field in JSON
-  --url            the page's address, for one local file (resolves relative links, dates in the path)
+  --url            the page's address, for one local file (resolves relative links, dates in the path);
+                   without it, a saved page is read as at the canonical address it declares, if any
   --workers N      extraction threads for a batch (default: one per CPU, ${availableParallelism()} here)
   --allow-private  let URLs reach private, loopback and link-local addresses (refused by default)
 

@@ -31,7 +31,8 @@ import { isChallengePage } from './challenge.js';
 import { mayHoldElement, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
-import { extractMetadata } from './metadata.js';
+import { extractMetadata, findCanonicalUrl } from './metadata.js';
+import { isHttpUrl } from '../fetch/url.js';
 import { PageElements } from './page-elements.js';
 import { PRICE, readPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
@@ -104,12 +105,13 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   revealNoscriptContent(document);
   // The page stays as it is until the extraction paths: its elements are read once for its type and metadata.
   const elements = new PageElements(document);
-  const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url, elements });
-  const metadata = extractMetadata(document, url, jsonLd, detectedType, elements);
+  const address = pageAddress(url, elements);
+  const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url: address, elements });
+  const metadata = extractMetadata(document, address, jsonLd, detectedType, elements);
   const declaredProduct = detectedType === 'product' ? productFacts(jsonLd, document) : null;
   const { content: markupContent, pageType } = isChallenge
     ? { content: NO_CONTENT, pageType: detectedType }
-    : typedContent(document, html, url, metadata.title, detectedType, { product: declaredProduct !== null, typeBySchema: declaredBySchema });
+    : typedContent(document, html, address, metadata.title, detectedType, { product: declaredProduct !== null, typeBySchema: declaredBySchema });
   const typedPageContent = pageType === 'product' && declaredProduct ? withProductFactsContent(markupContent, declaredProduct) : markupContent;
   const content = isChallenge ? typedPageContent : withScriptShellDescription(typedPageContent, html, metadata.description);
   return {
@@ -121,8 +123,17 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
     pageType,
-    ...(options.markdown ? { markdown: markdownOf(content, url) } : {}),
+    ...(options.markdown ? { markdown: markdownOf(content, address) } : {}),
   };
+}
+
+/**
+ * Where the page is on the web: the address it was fetched from, or, for a saved page read from a
+ * file, the canonical address the page declares. Which links stay on the page's site (teasers and
+ * menus) and what its address says of it (a documentation site, a front page) depend on it.
+ */
+function pageAddress(url: string, elements: PageElements): string {
+  return isHttpUrl(url) ? url : (findCanonicalUrl(elements, url) ?? url);
 }
 
 /** The main content, as text and, for the markdown rendering, as HTML. */

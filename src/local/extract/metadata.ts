@@ -466,7 +466,7 @@ export function toLanguageTag(value: string | null | undefined): string | null {
   }
 }
 
-function findCanonicalUrl(elements: PageElements, pageUrl: string): string | null {
+export function findCanonicalUrl(elements: PageElements, pageUrl: string): string | null {
   for (const link of elements.named('link')) {
     const rel = link.getAttribute('rel');
     if (rel === null || !link.hasAttribute('href') || !rel.toLowerCase().split(/\s+/).includes('canonical')) continue;

@@ -39,6 +39,24 @@ test('the main text keeps the article and drops navigation, bylines, share bars,
   t.is(extracted.title, 'Council approves tram extension');
 });
 
+test("a saved page read from a file is read as at its canonical address: its own site's teaser goes, relative links resolve there", (t) => {
+  const saved = PAGE.replace('</title>', '</title><link rel="canonical" href="https://metro.example/news/tram">').replace(
+    `<p>${PARAGRAPHS[3]}</p>`,
+    `<p>${PARAGRAPHS[3]} See the <a href="/maps/tram.pdf">route map</a>.</p>`,
+  );
+  const fromFile = extractHtml(saved, 'file:///home/me/saved/tram.html', { markdown: true });
+  t.false(fromFile.text.includes('Bus fares to rise in January'));
+  t.true(fromFile.markdown?.includes('[route map](https://metro.example/maps/tram.pdf)'));
+  t.is(fromFile.canonicalUrl, 'https://metro.example/news/tram');
+  // With no address declared, the site is unknown and a link to it reads as a citation.
+  const unknownSite = extractHtml(PAGE, 'file:///home/me/saved/tram.html');
+  t.true(unknownSite.text.includes('Bus fares to rise in January'));
+  // The address it was fetched from wins over the one it declares.
+  const fetched = extractHtml(saved.replace('https://metro.example/news/tram"', 'https://mirror.example/tram"'), 'https://metro.example/news/tram', { markdown: true });
+  t.true(fetched.markdown?.includes('[route map](https://metro.example/maps/tram.pdf)'));
+  t.false(fetched.text.includes('Bus fares to rise in January'));
+});
+
 test('a short lede that mentions a date, and a citation that is only a link, stay', (t) => {
   const lede = 'On Nov. 19, the council voted to extend the tram.';
   const citation = '<a href="https://transport.example/report.pdf">Read the transport authority report</a>';

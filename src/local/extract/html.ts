@@ -32,7 +32,7 @@ import { mayHoldElement, normalizeSpace, parseDocument, separateCodeLines, space
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata, findCanonicalUrl } from './metadata.js';
-import { isHttpUrl } from '../fetch/url.js';
+import { httpAddress, isHttpUrl } from '../fetch/url.js';
 import { PageElements } from './page-elements.js';
 import { PRICE, readPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
@@ -106,6 +106,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   // The page stays as it is until the extraction paths: its elements are read once for its type and metadata.
   const elements = new PageElements(document);
   const address = pageAddress(url, elements);
+  const linksBase = linkBase(address, elements);
   const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url: address, elements });
   const metadata = extractMetadata(document, address, jsonLd, detectedType, elements);
   const declaredProduct = detectedType === 'product' ? productFacts(jsonLd, document) : null;
@@ -123,8 +124,17 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
     pageType,
-    ...(options.markdown ? { markdown: markdownOf(content, address) } : {}),
+    ...(options.markdown ? { markdown: markdownOf(content, linksBase) } : {}),
   };
+}
+
+/**
+ * What the content's relative links resolve against: the page's `<base href>` where it sets one, as
+ * a browser and the crawler (crawl/links.ts) resolve them, else the page's address.
+ */
+function linkBase(address: string, elements: PageElements): string {
+  const href = elements.named('base').find((base) => base.hasAttribute('href'))?.getAttribute('href');
+  return (href && httpAddress(href, address)?.href) || address;
 }
 
 /**

@@ -57,6 +57,19 @@ test("a saved page read from a file is read as at its canonical address: its own
   t.false(fetched.text.includes('Bus fares to rise in January'));
 });
 
+test("the markdown's relative links resolve against the page's <base href>, as a browser's do", (t) => {
+  const body = `<article><h1>Tram vote</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}<p>The <a href="maps/route.pdf">route map</a> and the <a href="/minutes">minutes</a> are online.</p></article>`;
+  const page = (head: string) => `<html><head><title>Tram vote</title>${head}</head><body>${body}</body></html>`;
+  const based = extractHtml(page('<base href="https://static.metro.example/2019/">'), 'https://metro.example/news/tram-vote', { markdown: true });
+  t.true(based.markdown?.includes('[route map](https://static.metro.example/2019/maps/route.pdf)'));
+  t.true(based.markdown?.includes('[minutes](https://static.metro.example/minutes)'));
+  // A relative base resolves against the page's address; with none, links resolve there.
+  const relative = extractHtml(page('<base href="/archive/">'), 'https://metro.example/news/tram-vote', { markdown: true });
+  t.true(relative.markdown?.includes('[route map](https://metro.example/archive/maps/route.pdf)'));
+  const plain = extractHtml(page(''), 'https://metro.example/news/tram-vote', { markdown: true });
+  t.true(plain.markdown?.includes('[route map](https://metro.example/news/maps/route.pdf)'));
+});
+
 test('a short lede that mentions a date, and a citation that is only a link, stay', (t) => {
   const lede = 'On Nov. 19, the council voted to extend the tram.';
   const citation = '<a href="https://transport.example/report.pdf">Read the transport authority report</a>';

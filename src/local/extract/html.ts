@@ -27,12 +27,12 @@ import {
   UNSHOWN_TAGS,
   words,
 } from './boilerplate.js';
+import { httpAddress, isHttpUrl } from '../fetch/url.js';
 import { isChallengePage } from './challenge.js';
 import { mayHoldElement, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata, findCanonicalUrl } from './metadata.js';
-import { httpAddress, isHttpUrl } from '../fetch/url.js';
 import { PageElements } from './page-elements.js';
 import { PRICE, readPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
@@ -106,7 +106,6 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   // The page stays as it is until the extraction paths: its elements are read once for its type and metadata.
   const elements = new PageElements(document);
   const address = pageAddress(url, elements);
-  const linksBase = linkBase(address, elements);
   const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url: address, elements });
   const metadata = extractMetadata(document, address, jsonLd, detectedType, elements);
   const declaredProduct = detectedType === 'product' ? productFacts(jsonLd, document) : null;
@@ -124,7 +123,7 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
     canonicalUrl: metadata.canonicalUrl,
     isChallenge,
     pageType,
-    ...(options.markdown ? { markdown: markdownOf(content, linksBase) } : {}),
+    ...(options.markdown ? { markdown: markdownOf(content, linkBase(address, elements)) } : {}),
   };
 }
 

@@ -33,9 +33,13 @@ const BOILERPLATE_WORD_PREFIXES = [
   'tooltip', 'popover',
 ];
 
-/** Class/id words that mark boilerplate only as whole words ("ad" must not match "header"). */
+/**
+ * Class/id words that mark boilerplate only as whole words ("ad" must not match "header"). "foot" is
+ * the older sites' short name for the footer ("#foot", the BBC's "blq-foot"), and only as a word of
+ * its own: a "footnote" is the article's.
+ */
 const BOILERPLATE_WORDS = new Set([
-  'ad', 'ads', 'adslot', 'banner', 'nav', 'navbar', 'menu', 'footer', 'tags', 'tag', 'meta', 'credit', 'credits',
+  'ad', 'ads', 'adslot', 'banner', 'nav', 'navbar', 'menu', 'footer', 'foot', 'tags', 'tag', 'meta', 'credit', 'credits',
   'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup', 'signature',
   // Screen-reader text under other names: eBay's "clipped" (after every link, a note that it opens
   // a new window), Amazon's "a-offscreen", "screenreader"; the split "screen-reader-text" (WordPress,

@@ -108,6 +108,24 @@ test("a page's footer is no wrapper of the post, even when its notes outweigh a 
   for (const note of notes) t.false(extracted.text.includes(note), note);
 });
 
+test('a block whose class or id calls it the foot of the page is its footer', (t) => {
+  const notes = [
+    'The Metro Daily is not responsible for the content of the external sites it links to, whatever they say.',
+    'This page is best viewed in an up-to-date web browser with style sheets enabled; it can be read without them too.',
+  ];
+  // A footnote is the article's own: "footnotes" is one word, not the foot of the page.
+  const footnote = '1. The twelve kilometres are counted along the new track, not as the crow flies between the two ends.';
+  const html = `<html><head><title>Council approves tram extension</title></head><body><div id="page">
+    <div class="story-body"><h1>Council approves tram extension</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}
+      <div class="footnotes"><p>${footnote}</p></div></div>
+    <div id="site-foot"><h2>Site links</h2><ul><li><a href="/about">About us</a></li><li><a href="/contact">Contact us</a></li></ul>
+      ${notes.map((note) => `<p>${note}</p>`).join('')}</div>
+  </div></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-22036778');
+  for (const paragraph of [...PARAGRAPHS, footnote]) t.true(extracted.text.includes(paragraph), paragraph);
+  for (const note of notes) t.false(extracted.text.includes(note), note);
+});
+
 test('a class word that marks every text block of a page builder is its layout, not boilerplate', (t) => {
   const block = (paragraph: string) =>
     `<div class="builder-element builder-widget builder-widget-text-editor"><div class="builder-widget-container"><p>${paragraph}</p></div></div>`;

@@ -3,7 +3,7 @@
  * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
-import { CJK_CHARACTER, ELEMENT_NODE, INLINE_ELEMENTS, TEXT_NODE, hasAncestor, normalizeSpace, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
+import { CJK_CHARACTER, ELEMENT_NODE, INLINE_ELEMENTS, TEXT_NODE, hasAncestor, normalizeSpace, normalizedLength, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { blockSignature, measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -100,20 +100,34 @@ const WORD_SPLIT = /[^a-z0-9]+/;
 
 /**
  * The words of recent id and class strings. A page repeats the same few class strings on hundreds of
- * elements, and each is asked about several times (boilerplate, posts, buy buttons).
+ * elements, and each is asked about several times (boilerplate, posts, buy buttons). They are kept
+ * by the attribute strings themselves, id then classes: V8 keeps a string's hash with the string, so
+ * asking again about an element costs no hashing, where a key joined from the two was a new string
+ * to hash every time.
  */
-const markupWordsOf = new Map<string, readonly string[]>();
+const markupWordsOf = new Map<string, Map<string, readonly string[]>>();
+let rememberedMarkup = 0;
 const MAX_REMEMBERED_MARKUP = 4096;
 
 /** Splits id and classes "relatedPosts jp-share_bar" into ["related", "posts", "jp", "share", "bar"]. */
 export function markupWords(element: DomElement): readonly string[] {
-  const markup = `${element.id} ${element.className}`;
-  let words = markupWordsOf.get(markup);
+  const id = element.id;
+  // An <svg>'s className is an object, read as text as a template string reads it.
+  const classes = String(element.className);
+  let byClasses = markupWordsOf.get(id);
+  let words = byClasses?.get(classes);
   if (words === undefined) {
+    const markup = `${id} ${classes}`;
     const tokens = markup.split(/\s+/).filter((token) => token && !TAXONOMY_CLASS.test(token) && !PART_HIDDEN_CLASS.test(token) && !UTILITY_CLASS.test(token));
     words = tokens.join(' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(WORD_SPLIT).filter(Boolean);
-    if (markupWordsOf.size >= MAX_REMEMBERED_MARKUP) markupWordsOf.clear();
-    markupWordsOf.set(markup, words);
+    if (rememberedMarkup >= MAX_REMEMBERED_MARKUP) {
+      markupWordsOf.clear();
+      rememberedMarkup = 0;
+      byClasses = undefined;
+    }
+    if (!byClasses) markupWordsOf.set(id, (byClasses = new Map()));
+    byClasses.set(classes, words);
+    rememberedMarkup += 1;
   }
   return words;
 }
@@ -186,7 +200,7 @@ function measureProse(root: DomElement): Map<DomElement, number> {
         const text = insideLink ? '' : (child.textContent ?? '');
         // Space-normalised text is never longer: most text nodes (white space between tags) stop here.
         if (text.length < MIN_PROSE_RUN) continue;
-        const length = normalizeSpace(text).length;
+        const length = normalizedLength(text);
         if (length >= MIN_PROSE_RUN) total += length;
       } else if (child.nodeType === ELEMENT_NODE && !NON_CONTENT_TAGS.has(child.nodeName)) {
         total += visit(child as DomElement, insideLink || child.nodeName === 'A');
@@ -325,7 +339,7 @@ function isPartOfASentence(element: DomElement): boolean {
   if (!INLINE_ELEMENTS.has(element.nodeName) || !holder || !SENTENCE_HOLDERS.has(holder.nodeName)) return false;
   let around = 0;
   for (let child = holder.firstChild; child; child = child.nextSibling) {
-    if (child.nodeType === TEXT_NODE) around += normalizeSpace(child.textContent).length;
+    if (child.nodeType === TEXT_NODE) around += normalizedLength(child.textContent);
   }
   return around >= MIN_SENTENCE_TEXT_AROUND;
 }
@@ -421,7 +435,7 @@ function leafBlocks(content: DomElement, pageUrl: string): Block[] {
     let linksStayOnSite = true;
     const links = element.querySelectorAll('a');
     for (const link of links) {
-      linkText += normalizeSpace(link.textContent).length;
+      linkText += normalizedLength(link.textContent);
       if (resolvedHost(link.getAttribute('href') ?? '', pageUrl) !== pageHost) linksStayOnSite = false;
     }
     const linkShare = Math.min(1, linkText / text.length);
@@ -532,7 +546,7 @@ export function cutAtCommentsHeading(content: DomElement): void {
   const heading = [...content.querySelectorAll('h1, h2, h3, h4, h5, h6')].find((element) => COMMENTS_HEADING.test(normalizeSpace(element.textContent)));
   if (!heading) return;
   const before = textBefore(content, heading);
-  if (before < MIN_TEXT_BEFORE_COMMENTS && (before === 0 || normalizeSpace(content.textContent).length - before > before)) return;
+  if (before < MIN_TEXT_BEFORE_COMMENTS && (before === 0 || normalizedLength(content.textContent) - before > before)) return;
   for (let node: DomElement = heading; node !== content && node.parentElement; node = node.parentElement) {
     while (node.nextSibling) node.nextSibling.remove();
   }
@@ -543,7 +557,7 @@ export function cutAtCommentsHeading(content: DomElement): void {
 function textBefore(content: DomElement, element: DomElement): number {
   let total = 0;
   for (let node: DomElement = element; node !== content && node.parentElement; node = node.parentElement) {
-    for (let sibling: DomNode | null = node.previousSibling; sibling; sibling = sibling.previousSibling) total += normalizeSpace(sibling.textContent).length;
+    for (let sibling: DomNode | null = node.previousSibling; sibling; sibling = sibling.previousSibling) total += normalizedLength(sibling.textContent);
   }
   return total;
 }

@@ -316,6 +316,28 @@ export function normalizeSpace(text: string | null | undefined): string {
 }
 
 /**
+ * `normalizeSpace(text).length` without building the string: callers that weigh a text by its
+ * length asked for a copy of every paragraph and page they measured.
+ */
+export function normalizedLength(text: string | null | undefined): number {
+  const value = text ?? '';
+  let length = 0;
+  let spaceBefore = false;
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code === 32 || (code >= 9 && code <= 13) || (code >= 127 && WHITE_SPACE.test(value[index]!))) {
+      // A run of white space counts once, and only between characters: trimmed at either end.
+      spaceBefore = length > 0;
+    } else {
+      if (spaceBefore) length += 1;
+      spaceBefore = false;
+      length += 1;
+    }
+  }
+  return length;
+}
+
+/**
  * The text of a string written for machines that may hold HTML anyway: JSON-LD strings are not HTML,
  * yet publishers often leave entities (&#8217;, &reg;) and even tags in them (a product description's
  * <p> and <br>). A tag parts words, as on a page; entities are read as HTML reads them.
@@ -379,8 +401,8 @@ export function nearestHolder(element: DomElement, target: DomNode): DomElement 
  * "Posts: 4,032"), unless `keep` keeps it (given the element and its whole text, space-normalised).
  */
 export function removeElementsByWholeText(root: DomElement, selectors: string, pattern: RegExp, maxLength: number, keep?: (element: DomElement, text: string) => boolean): void {
-  for (const element of [...root.querySelectorAll(selectors)]) {
-    if (!element.parentNode || hasMoreTextThan(element, maxLength)) continue;
+  for (const element of shortElements(root, selectors, maxLength)) {
+    if (!element.parentNode) continue;
     const text = normalizeSpace(element.textContent);
     if (text.length <= maxLength && pattern.test(text) && !keep?.(element, text)) element.remove();
   }
@@ -388,19 +410,57 @@ export function removeElementsByWholeText(root: DomElement, selectors: string, p
 
 const WHITE_SPACE = /\s/;
 
+/** An element being walked by shortElements, and the characters counted under it so far. */
+interface OpenElement {
+  element: DomElement;
+  count: number;
+  isCandidate: boolean;
+}
+
 /**
- * Whether the branch's text has more than `limit` characters that are not white space, so that even
- * space-normalised it is longer than `limit`. It counts no further than that: the candidates for a
- * label's text include every <div> up to the page's wrapper, whose whole text it would cost to read.
+ * The elements under `root` that match `selectors` (as querySelectorAll finds them, in document
+ * order) and whose text has at most `limit` characters that are not white space. One walk counts
+ * every element's text from the bottom up, each count stopping past the limit: the candidates nest
+ * (every <div> up to the page's wrapper), and counting from each of them down read the same nodes
+ * again and again. A caller that removes some of them in document order changes no later one's
+ * text: a later element lies inside a removed one or after it, never around it.
  */
-function hasMoreTextThan(root: DomNode, limit: number): boolean {
-  let count = 0;
-  walkBranch(root, (node) => {
-    if (count > limit) return false;
-    if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_SECTION_NODE) count += countNonSpace(node.textContent ?? '', limit + 1 - count);
-    return node.nodeType === ELEMENT_NODE;
-  });
-  return count > limit;
+function shortElements(root: DomElement, selectors: string, limit: number): DomElement[] {
+  const cap = limit + 1;
+  const candidates: DomElement[] = [];
+  const short = new Set<DomElement>();
+  const open: OpenElement[] = [{ element: root, count: 0, isCandidate: false }];
+  // querySelectorAll leaves a <template>'s content out; its text still counts for the template.
+  let templateDepth = 0;
+  walkBranch(
+    root,
+    (node) => {
+      const parent = open[open.length - 1]!;
+      if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_SECTION_NODE) {
+        if (parent.count < cap) parent.count += countNonSpace(node.textContent ?? '', cap - parent.count);
+        return false;
+      }
+      if (node.nodeType !== ELEMENT_NODE) return false;
+      const element = node as DomElement;
+      const isCandidate = templateDepth === 0 && element.matches(selectors);
+      if (isCandidate) candidates.push(element);
+      if (!element.firstChild) {
+        if (isCandidate) short.add(element);
+        return false;
+      }
+      if (element.localName === 'template') templateDepth += 1;
+      open.push({ element, count: 0, isCandidate });
+      return true;
+    },
+    () => {
+      const closed = open.pop()!;
+      if (closed.element.localName === 'template') templateDepth -= 1;
+      if (closed.isCandidate && closed.count <= limit) short.add(closed.element);
+      const parent = open[open.length - 1]!;
+      parent.count = Math.min(cap, parent.count + closed.count);
+    },
+  );
+  return candidates.filter((element) => short.has(element));
 }
 
 /** The characters (UTF-16 units, as a string's length counts) of `text` that are not white space, counted up to `cap`. */

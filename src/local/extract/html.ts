@@ -29,7 +29,7 @@ import {
 } from './boilerplate.js';
 import { httpAddress, isHttpUrl } from '../fetch/url.js';
 import { isChallengePage } from './challenge.js';
-import { mayHoldElement, normalizeSpace, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
+import { mayHoldElement, normalizedLength, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
 import { readJsonLdScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata, findCanonicalUrl } from './metadata.js';
@@ -106,12 +106,12 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   // The page stays as it is until the extraction paths: its elements are read once for its type and metadata.
   const elements = new PageElements(document);
   const address = pageAddress(url, elements);
-  const { type: detectedType, declaredBySchema } = readPageType({ document, jsonLd, url: address, elements });
+  const { type: detectedType, declaredBySchema, bodyText } = readPageType({ document, jsonLd, url: address, elements });
   const metadata = extractMetadata(document, address, jsonLd, detectedType, elements);
   const declaredProduct = detectedType === 'product' ? productFacts(jsonLd, document) : null;
   const { content: markupContent, pageType } = isChallenge
     ? { content: NO_CONTENT, pageType: detectedType }
-    : typedContent(document, html, address, metadata.title, detectedType, { product: declaredProduct !== null, typeBySchema: declaredBySchema });
+    : typedContent(document, html, address, metadata.title, detectedType, { product: declaredProduct !== null, typeBySchema: declaredBySchema, bodyText });
   const typedPageContent = pageType === 'product' && declaredProduct ? withProductFactsContent(markupContent, declaredProduct) : markupContent;
   const content = isChallenge ? typedPageContent : withScriptShellDescription(typedPageContent, html, metadata.description);
   return {
@@ -203,7 +203,7 @@ function withProductFactsContent(content: Content, facts: ProductFacts): Content
 const MAX_SCRIPT_SHELL_TEXT = 200;
 
 function withScriptShellDescription(content: Content, html: string, description: string | null): Content {
-  const contentText = normalizeSpace(content.text).length;
+  const contentText = normalizedLength(content.text);
   if (!description || description.length <= contentText || contentText >= MAX_SCRIPT_SHELL_TEXT) return content;
   // Extraction has taken the parsed page apart by now; the rare page this far is parsed again.
   const body = parseVisibleDocument(html).body;
@@ -256,9 +256,11 @@ interface Declarations {
   product: boolean;
   /** Its type in schema.org markup: an article so declared keeps Readability's block (withLeftOutProse). */
   typeBySchema: boolean;
+  /** The body's visible text as its type was read (readPageType), before extraction changed the page; null if not read. */
+  bodyText: number | null;
 }
 
-const NOTHING_DECLARED: Declarations = { product: false, typeBySchema: false };
+const NOTHING_DECLARED: Declarations = { product: false, typeBySchema: false, bodyText: null };
 
 /** The content; null when a product page's region was only other products (see regionContent). */
 function extractContent(document: DomDocument, html: string, url: string, title: string | null, pageType: PageType, declared: Declarations): Content | null {
@@ -275,12 +277,12 @@ function extractContent(document: DomDocument, html: string, url: string, title:
       content = articleContent(document, title, url);
       if (content.text.length < region.text.length * MIN_ARTICLE_SHARE_OF_REGION) content = region;
     } else {
-      const pageText = declared.typeBySchema || !document.body ? 0 : visibleTextOf(document.body);
+      const pageText = declared.typeBySchema || !document.body ? 0 : (declared.bodyText ?? visibleTextOf(document.body));
       removeSharedBoilerplate(document, pageType);
       // Readability takes the page apart: a copy is kept for the region, read if the block is short.
       const cleaned = pageText > 0 ? document.cloneNode(true) : null;
       content = articleContent(document, title, url);
-      if (cleaned && normalizeSpace(content.text).length < pageText * MIN_BLOCK_SHARE_OF_PAGE) content = withLeftOutProse(content, cleaned, title, url);
+      if (cleaned && normalizedLength(content.text) < pageText * MIN_BLOCK_SHARE_OF_PAGE) content = withLeftOutProse(content, cleaned, title, url);
     }
   } catch {
     // Readability or the DOM shim failing on odd markup is not a reason to return nothing.
@@ -483,13 +485,13 @@ function revealNoscriptContent(document: DomDocument): void {
   if (!body) return;
   const noscripts = [...body.querySelectorAll('noscript')];
   if (noscripts.length === 0) return;
-  const textOf = (elements: DomElement[]) => elements.reduce((sum, element) => sum + normalizeSpace(element.textContent).length, 0);
+  const textOf = (elements: DomElement[]) => elements.reduce((sum, element) => sum + normalizedLength(element.textContent), 0);
   const noscriptText = textOf(noscripts);
   // Most pages' <noscript> holds a tracking pixel: nothing to weigh.
   if (noscriptText === 0) return;
   // A script's text is no text a reader sees: an app's data payload would outweigh any noscript content.
   const scriptText = textOf([...body.querySelectorAll('script, style, template')].filter((element) => element.closest('noscript') === null));
-  const visibleText = normalizeSpace(body.textContent).length - noscriptText - scriptText;
+  const visibleText = normalizedLength(body.textContent) - noscriptText - scriptText;
   if (noscriptText <= visibleText) return;
   for (const noscript of noscripts) {
     if (noscript.parentNode) noscript.replaceWith(...noscript.childNodes);

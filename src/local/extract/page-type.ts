@@ -67,24 +67,38 @@ export interface PageTypeReading {
   type: PageType;
   /** The page names its type in schema.org JSON-LD or microdata, not in og:type alone or by its structure. */
   declaredBySchema: boolean;
+  /**
+   * The body's visible characters (as measureText counts them), when its structure was read for the
+   * type; null when the page's declaration sufficed. It holds while the page is not changed.
+   */
+  bodyText: number | null;
 }
 
 export function readPageType({ document, jsonLd, url, elements = new PageElements(document) }: PageTypeSignals): PageTypeReading {
   const declared = declaredPageType(elements, jsonLd);
-  return { type: typeOf(document, elements, declared, url), declaredBySchema: declared.type !== null && !declared.byOpenGraphOnly };
+  const body = document.body;
+  let structure: Structure | null = null;
+  const structureOf = (page: DomElement): Structure => (structure ??= readStructure(page));
+  const type = typeOf(body, elements, declared, url, structureOf);
+  const bodyText = structure !== null && body ? ((structure as Structure).measures.get(body)?.text ?? 0) : null;
+  return { type, declaredBySchema: declared.type !== null && !declared.byOpenGraphOnly, bodyText };
 }
 
-function typeOf(document: DomDocument, elements: PageElements, { type: declared, byOpenGraphOnly }: Declared, url: string | undefined): PageType {
-  const body = document.body;
+function typeOf(
+  body: DomElement | null,
+  elements: PageElements,
+  { type: declared, byOpenGraphOnly }: Declared,
+  url: string | undefined,
+  structureOf: (body: DomElement) => Structure,
+): PageType {
   if (declared === 'article') {
     // Link aggregators and forums declare og:type article for a thread too: one with next to no prose of its own.
-    if (byOpenGraphOnly && body && isBareThread(readStructure(body))) return 'forum';
+    if (byOpenGraphOnly && body && isBareThread(structureOf(body))) return 'forum';
     // Documentation sites declare their pages articles as often as not.
     return isDocumentationUrl(url) || (body && hasDocumentationStructure(body, elements)) ? 'documentation' : 'article';
   }
   if (declared || !body) return declared ?? 'other';
-  const structure = readStructure(body);
-  const { measures, pageText, groups, prose, thread } = structure;
+  const { measures, pageText, groups, prose, thread } = structureOf(body);
   // A thread's posts are the page. Comments under an article are not: there, more prose stands
   // outside the repeated posts (the article) than inside them.
   if (thread) {

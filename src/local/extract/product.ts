@@ -3,7 +3,7 @@
  * often render these from script, so the visible markup can lack what the structured data holds.
  */
 import { markupWords, words } from './boilerplate.js';
-import { hasAncestor, normalizeSpace, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
+import { hasAncestor, normalizeSpace, normalizedLength, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
 
@@ -133,15 +133,15 @@ const MAX_SECTION_SHARE = 0.5;
  * (headings and content side by side), the heading and what follows it up to the next heading.
  */
 export function removeOtherProductSections(region: DomElement): void {
-  const regionText = normalizeSpace(region.textContent).length;
+  const regionText = normalizedLength(region.textContent);
   for (const heading of [...region.querySelectorAll(HEADINGS)]) {
     if (!heading.parentNode || !region.contains(heading)) continue;
     const headingText = normalizeSpace(heading.textContent);
     if (headingText.length > 80 || !(OTHER_PRODUCTS_HEADING.test(headingText) || CUSTOMER_REVIEWS_HEADING.test(headingText))) continue;
     let section: DomElement = heading;
-    while (section.parentElement && section.parentElement !== region && normalizeSpace(section.textContent).length <= headingText.length) section = section.parentElement;
-    const container = section === heading || normalizeSpace(section.textContent).length <= headingText.length ? section.parentElement : section;
-    if (container && container !== region && normalizeSpace(container.textContent).length <= regionText * MAX_SECTION_SHARE && container.querySelector('h1') === null) {
+    while (section.parentElement && section.parentElement !== region && normalizedLength(section.textContent) <= headingText.length) section = section.parentElement;
+    const container = section === heading || normalizedLength(section.textContent) <= headingText.length ? section.parentElement : section;
+    if (container && container !== region && normalizedLength(container.textContent) <= regionText * MAX_SECTION_SHARE && container.querySelector('h1') === null) {
       container.remove();
       continue;
     }
@@ -149,7 +149,7 @@ export function removeOtherProductSections(region: DomElement): void {
     const level = heading.nodeName;
     const blocks = [section];
     for (let next = section.nextElementSibling; next && next.nodeName !== level && next.querySelector(level) === null; next = next.nextElementSibling) blocks.push(next);
-    const blocksText = blocks.reduce((sum, block) => sum + normalizeSpace(block.textContent).length, 0);
+    const blocksText = blocks.reduce((sum, block) => sum + normalizedLength(block.textContent), 0);
     if (blocksText <= regionText * MAX_SECTION_SHARE) for (const block of blocks) block.remove();
   }
 }

@@ -3,7 +3,7 @@
  * text each element holds (and how much of it is link text), and groups of repeated sibling blocks,
  * the shape of a thread's posts and of a listing's items.
  */
-import { ELEMENT_NODE, TEXT_NODE, type DomElement } from './dom.js';
+import { ELEMENT_NODE, TEXT_NODE, walkBranch, type DomElement } from './dom.js';
 
 /** Never visible text. */
 const INVISIBLE_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAME', 'OBJECT']);
@@ -85,11 +85,12 @@ export function blockSignature(element: DomElement): string {
  */
 export function repeatedSiblingGroups(root: DomElement, measures: Map<DomElement, TextMeasure>, minMembers: number): SiblingGroup[] {
   const groups: SiblingGroup[] = [];
-  for (const parent of [root, ...root.querySelectorAll('*')]) {
-    const children = parent.children;
-    if (children.length < minMembers) continue;
+  const groupChildren = (parent: DomElement) => {
+    let childCount = 0;
+    for (let child = parent.firstElementChild; child && childCount < minMembers; child = child.nextElementSibling) childCount += 1;
+    if (childCount < minMembers) return;
     const bySignature = new Map<string, DomElement[]>();
-    for (const child of children) {
+    for (let child = parent.firstElementChild; child; child = child.nextElementSibling) {
       if (INLINE_TAGS.has(child.nodeName) || INVISIBLE_TAGS.has(child.nodeName)) continue;
       if ((measures.get(child)?.text ?? 0) === 0) continue;
       const signature = blockSignature(child);
@@ -102,7 +103,17 @@ export function repeatedSiblingGroups(root: DomElement, measures: Map<DomElement
       const text = members.reduce((sum, member) => sum + (measures.get(member)?.text ?? 0), 0);
       groups.push({ parent, members, text });
     }
-  }
+  };
+  // The root and every element under it in document order, as querySelectorAll('*') gives them (a
+  // <template>'s content left out), read in one walk: asking each for its `children` built a list of
+  // them every time.
+  groupChildren(root);
+  walkBranch(root, (node) => {
+    if (node.nodeType !== ELEMENT_NODE) return false;
+    const element = node as DomElement;
+    groupChildren(element);
+    return element.localName !== 'template';
+  });
   return groups.sort((a, b) => b.text - a.text);
 }
 

@@ -5,7 +5,7 @@
  * the answers. The posts themselves, with their author and date lines, stay.
  */
 import { DATE_OR_TIME, markupWords } from './boilerplate.js';
-import { ELEMENT_NODE, TEXT_NODE, hasAncestor, nearestHolder, normalizeSpace, removeElementsByWholeText, type DomElement, type DomNode } from './dom.js';
+import { ELEMENT_NODE, TEXT_NODE, hasAncestor, nearestHolder, normalizeSpace, normalizedLength, removeElementsByWholeText, type DomElement, type DomNode } from './dom.js';
 
 export function cleanThread(region: DomElement): void {
   removeRepeatedQuotes(region);
@@ -31,7 +31,7 @@ function removeMemberStatistics(region: DomElement): void {
   for (const list of [...region.querySelectorAll('dl')]) {
     if (!list.parentNode || list.querySelector('a[href], time') !== null) continue;
     const items = [...list.querySelectorAll('dt, dd')];
-    if (items.length >= 2 && items.every((item) => normalizeSpace(item.textContent).length <= MAX_STATISTIC_LENGTH)) list.remove();
+    if (items.length >= 2 && items.every((item) => normalizedLength(item.textContent) <= MAX_STATISTIC_LENGTH)) list.remove();
   }
   removeElementsByWholeText(region, 'dt, dd, li, p, div, span', MEMBER_FIGURE, MAX_STATISTIC_LENGTH, (line) => line.querySelector('a[href], time') !== null);
 }

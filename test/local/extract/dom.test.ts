@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
 import { Readability } from '@mozilla/readability';
-import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, mayHoldElement, parseDocument, removeElementsByWholeText, separateCodeLines, type DomNode } from '../../../src/local/extract/dom.js';
+import { ELEMENT_NODE, MAX_ELEMENT_DEPTH, mayHoldElement, normalizeSpace, normalizedLength, parseDocument, removeElementsByWholeText, separateCodeLines, type DomNode } from '../../../src/local/extract/dom.js';
+import { measureText, repeatedSiblingGroups } from '../../../src/local/extract/structure.js';
 
 // patches/linkedom+*.patch makes linkedom create a node's listener map on its first listener instead
 // of in every node's constructor (the extraction benchmark's speed); events must work as before.
@@ -254,6 +255,51 @@ test('removeElementsByWholeText judges an element by its whole text, space-norma
   // Nine characters, none of them space, at a limit of nine.
   removeElementsByWholeText(main, 'p', /^readmore!$/i, 9);
   t.is(document.querySelector('#solid'), null);
+});
+
+test('removeElementsByWholeText leaves a template\'s content alone, as querySelectorAll does, and judges a label inside a removed one alike', (t) => {
+  const document = parseDocument(`<html><body><main>
+    <template><p id="kept">Learn more</p></template>
+    <div id="outer"><p id="inner">Learn more</p></div>
+    <p id="after">Learn more</p>
+    <div id="long">${'Words of the article itself. '.repeat(10)}<template><p>Learn more</p></template></div>
+  </main></body></html>`);
+  const main = document.querySelector('main')!;
+  const inner = document.querySelector('#inner')!;
+  removeElementsByWholeText(main, 'p, div', /^learn more$/i, 10);
+  t.is(document.querySelector('#outer'), null);
+  t.is(document.querySelector('#after'), null);
+  // The inner label went with its holder, and was judged as alone too: its own parent is gone from it.
+  t.is(inner.parentNode, null);
+  t.truthy(document.querySelector('#long'));
+  t.true(main.innerHTML.includes('id="kept"'));
+});
+
+test('normalizedLength is the length of the space-normalised text, for every kind of white space', (t) => {
+  const samples = [
+    '', 'x', ' x ', '  Learn \n\n\t more  ', 'a\u00a0\u00a0b', ' a\u2003b\u3000 c\ufeff', 'a\u000bb\u000cc', 'a\u1680b\u2028c\u202f d\u205f',
+    // U+0085 (next line) and U+200B (zero-width space) are not white space to \s, nor here.
+    'a\u0085b', 'a\u200bb', '\t\n\r ', 'Ünïcödé  wörds\u00a0and 中文 字符',
+  ];
+  for (const sample of samples) t.is(normalizedLength(sample), normalizeSpace(sample).length, JSON.stringify(sample));
+  t.is(normalizedLength(null), 0);
+  t.is(normalizedLength(undefined), 0);
+});
+
+test('repeatedSiblingGroups finds the groups under every element, biggest first and in document order at equal size, none in a template', (t) => {
+  const document = parseDocument(`<html><body><main>
+    <ul id="first"><li>one item</li><li>two item</li></ul>
+    <template><div class="card">alpha</div><div class="card">bravo</div></template>
+    <section><ul id="second"><li>six item</li><li>ten item</li></ul></section>
+    <ol id="bigger"><li>a longer list item</li><li>another longer item</li></ol>
+  </main></body></html>`);
+  const main = document.querySelector('main')!;
+  const groups = repeatedSiblingGroups(main, measureText(main), 2);
+  // Equal text keeps document order; the bigger group comes first.
+  t.deepEqual(
+    groups.map((group) => group.parent.id || group.parent.localName),
+    ['bigger', 'first', 'second'],
+  );
 });
 
 test('the installed Readability carries the patch: a node is read for its byline only when its markup names one', (t) => {

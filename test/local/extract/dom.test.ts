@@ -310,6 +310,26 @@ test('the installed Readability carries the patch: a node is read for its byline
   t.regex(source, /if \(this\._debug\) \{\s*\/\/[^\n]*\n\s*this\.log\("Grabbed: "/);
   t.regex(source, /var style = node\.hasAttribute\("style"\) \? node\.style : null;/);
   t.regex(source, /var innerText = textOfNode\(\);/);
+  t.regex(source, /!this\._hasTextContent\(node\) &&/);
+});
+
+test("Readability's test for an element without content (patched to stop at the first character) answers as textContent.trim() did", (t) => {
+  const document = parseDocument(`<html><body>
+    <div id="blank"> \n\t<br> <hr>\u00a0\u3000</div>
+    <div id="deep"><span> </span><span><b>\n</b><i> x</i></span><br></div>
+    <div id="spaces-only-elements"><span> </span><p>\u2003</p></div>
+    <div id="zero-width">\u200b<br></div>
+    <div id="comment"><!-- a comment's text is no content --><br></div>
+  </body></html>`);
+  const reader = new Readability(document as never) as unknown as { _isElementWithoutContent(node: unknown): boolean };
+  const without = (id: string) => reader._isElementWithoutContent(document.querySelector(`#${id}`));
+  t.true(without('blank'));
+  t.false(without('deep'));
+  // White space alone in elements that are not <br> or <hr>: no text, but other children.
+  t.false(without('spaces-only-elements'));
+  // U+200B is no white space to trim().
+  t.false(without('zero-width'));
+  t.true(without('comment'));
 });
 
 test("Readability's conditional clean, which reads a node's text once (patched), still weighs links and commas", (t) => {

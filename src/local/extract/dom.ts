@@ -315,6 +315,14 @@ export function normalizeSpace(text: string | null | undefined): string {
   return (text ?? '').replace(/[\s\u00a0]+/g, ' ').trim();
 }
 
+const WHITE_SPACE = /\s/;
+
+/** Whether the character at `index` is white space as `\s` reads it; ASCII is told apart without the pattern. */
+function isWhiteSpaceAt(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code === 32 || (code >= 9 && code <= 13) || (code >= 127 && WHITE_SPACE.test(text[index]!));
+}
+
 /**
  * `normalizeSpace(text).length` without building the string: callers that weigh a text by its
  * length asked for a copy of every paragraph and page they measured.
@@ -324,8 +332,7 @@ export function normalizedLength(text: string | null | undefined): number {
   let length = 0;
   let spaceBefore = false;
   for (let index = 0; index < value.length; index += 1) {
-    const code = value.charCodeAt(index);
-    if (code === 32 || (code >= 9 && code <= 13) || (code >= 127 && WHITE_SPACE.test(value[index]!))) {
+    if (isWhiteSpaceAt(value, index)) {
       // A run of white space counts once, and only between characters: trimmed at either end.
       spaceBefore = length > 0;
     } else {
@@ -408,7 +415,6 @@ export function removeElementsByWholeText(root: DomElement, selectors: string, p
   }
 }
 
-const WHITE_SPACE = /\s/;
 
 /** An element being walked by shortElements, and the characters counted under it so far. */
 interface OpenElement {
@@ -467,9 +473,7 @@ function shortElements(root: DomElement, selectors: string, limit: number): DomE
 function countNonSpace(text: string, cap: number): number {
   let count = 0;
   for (let index = 0; index < text.length && count < cap; index += 1) {
-    const code = text.charCodeAt(index);
-    const space = code === 32 || (code >= 9 && code <= 13) || (code >= 127 && WHITE_SPACE.test(text[index]!));
-    if (!space) count += 1;
+    if (!isWhiteSpaceAt(text, index)) count += 1;
   }
   return count;
 }

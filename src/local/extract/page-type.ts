@@ -77,10 +77,11 @@ export interface PageTypeReading {
 export function readPageType({ document, jsonLd, url, elements = new PageElements(document) }: PageTypeSignals): PageTypeReading {
   const declared = declaredPageType(elements, jsonLd);
   const body = document.body;
-  let structure: Structure | null = null;
+  // Read once, when the type needs it; widened so that its assignment inside structureOf is seen.
+  let structure = null as Structure | null;
   const structureOf = (page: DomElement): Structure => (structure ??= readStructure(page));
   const type = typeOf(body, elements, declared, url, structureOf);
-  const bodyText = structure !== null && body ? ((structure as Structure).measures.get(body)?.text ?? 0) : null;
+  const bodyText = structure && body ? (structure.measures.get(body)?.text ?? 0) : null;
   return { type, declaredBySchema: declared.type !== null && !declared.byOpenGraphOnly, bodyText };
 }
 

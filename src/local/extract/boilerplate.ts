@@ -48,6 +48,14 @@ const BOILERPLATE_WORDS = new Set([
 ]);
 
 /**
+ * An id that opens with "secondary" names the page's second column or its second menu: WordPress's
+ * themes call their sidebar `#secondary` (and their content `#primary`), and other sites have their
+ * `#secondaryNav` or `#secondaryContent`. Only the id: as a class, "secondary" is mostly a colour or a
+ * button's style (Bootstrap's `text-secondary`, `btn-secondary`), on the content as much as beside it.
+ */
+const SECONDARY_COLUMN_ID = /^secondary(?![a-z])/;
+
+/**
  * Bootstrap's and Stack Overflow's utility class for `display: none`. With a display class for a
  * larger screen beside it ("d-none d-md-block") the element shows on a desktop, as readers see it.
  */
@@ -137,7 +145,8 @@ export function markupWords(element: DomElement): readonly string[] {
  * count: on a forum "comment" and "author" mark the posts themselves.
  */
 function boilerplateWords(element: DomElement, exempt: ReadonlySet<string>): readonly string[] {
-  const keys = boilerplateKeys(markupWords(element));
+  const markupKeys = boilerplateKeys(markupWords(element));
+  const keys = SECONDARY_COLUMN_ID.test(element.id) ? [...markupKeys, 'secondary'] : markupKeys;
   return exempt.size === 0 ? keys : keys.filter((key) => !exempt.has(key));
 }
 

@@ -126,6 +126,23 @@ test('a block whose class or id calls it the foot of the page is its footer', (t
   for (const note of notes) t.false(extracted.text.includes(note), note);
 });
 
+test("a column whose id calls it secondary is the page's sidebar; the class of a secondary colour is not", (t) => {
+  const teasers = [
+    'Trams run every ten minutes from Saturday on the new timetable, the operator said in a short notice.',
+    'The bridge on the ring road reopens after six weeks of repairs, two days before the date first given.',
+  ];
+  // Bootstrap's colour class on the story's own note: not a column, whatever its word.
+  const note = 'The vote was the third on the plan since 2017; the two before it failed by a single vote each.';
+  const html = `<html><head><title>Council approves tram extension</title></head><body><div id="container">
+    <div id="primaryContent"><h1>Council approves tram extension</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}
+      <p class="text-secondary">${note}</p></div>
+    <div id="secondaryContent"><h3>More news</h3><ul>${teasers.map((teaser) => `<li><h3>${teaser.split(' ').slice(0, 4).join(' ')}</h3><p>${teaser}</p><p>2019-11-18</p></li>`).join('')}</ul></div>
+  </div></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-22036778');
+  for (const paragraph of [...PARAGRAPHS, note]) t.true(extracted.text.includes(paragraph), paragraph);
+  for (const teaser of teasers) t.false(extracted.text.includes(teaser), teaser);
+});
+
 test('a class word that marks every text block of a page builder is its layout, not boilerplate', (t) => {
   const block = (paragraph: string) =>
     `<div class="builder-element builder-widget builder-widget-text-editor"><div class="builder-widget-container"><p>${paragraph}</p></div></div>`;

@@ -467,15 +467,21 @@ function isInDataTable(element: DomElement): boolean {
 /** "Updated 10:01 pm PST, Tuesday", "05/10/2018", "Nov. 20, 2019": the block states when, not what. */
 export const DATE_OR_TIME =
   /\b\d{1,2}[:h]\d{2}\b|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
-/** "By Jane Doe", "Por Fulano", "Von Max Mustermann": the block names who, not what. */
+/** "By Jane Doe", "Por Fulano", "Von Max Mustermann": the block names who wrote the article. */
 const BYLINE = /^(?:[Bb]y|BY|[Pp]or|[Vv]on|[Pp]ar|[Dd]i|[Dd]oor|[Aa]v|[Aa]f)\s+\p{Lu}/u;
-/** Bylines and datelines are labels, not sentences: a short lede ("On May 5, the council voted.") ends like one. */
+/** Datelines are labels, not sentences: a short lede ("On May 5, the council voted.") ends like one. */
 const ENDS_LIKE_A_SENTENCE = /[.!?…。！？]["'”’)」』）]?$/;
 const MAX_LABEL_WORDS = 15;
 
-function isBylineOrDateline(block: Block): boolean {
+/**
+ * A label that only dates the article. A byline stays, with the date it carries ("By Jane Doe,
+ * March 3"): where the page prints it in the article's block, as the opening line of the story, most
+ * truths keep it (extraction-dev, issue 22: tune 5 pages up, none down; report 3 up, none down;
+ * Zyte's 54 articles unchanged). A bare dateline goes: kept too, it cost Zyte's articles 0.003.
+ */
+function isDateline(block: Block): boolean {
   if (block.wordCount > MAX_LABEL_WORDS || ENDS_LIKE_A_SENTENCE.test(block.text)) return false;
-  return DATE_OR_TIME.test(block.text) || BYLINE.test(block.text);
+  return DATE_OR_TIME.test(block.text) && !BYLINE.test(block.text);
 }
 
 /** The label publishers print over an ad slot, in the languages it is most often seen in. */
@@ -494,7 +500,7 @@ function repeatsTitle(block: Block, titleWords: Set<string>): boolean {
 /**
  * Prunes the content element Readability chose, in place. Removes link blocks that are teasers or
  * menus, the preamble before the first paragraph of prose when it only repeats the headline or gives
- * a byline or date, headings left dangling at the end, advertisement labels and copyright lines.
+ * a date, headings left dangling at the end, advertisement labels and copyright lines.
  */
 export interface PruneOptions {
   /**
@@ -519,7 +525,7 @@ export function pruneExtractedContent(content: DomElement, title: string | null,
   for (const block of options.keepPreamble ? [] : blocks) {
     if (removed.has(block)) continue;
     if (block.wordCount >= MIN_PROSE_WORDS) break;
-    if (repeatsTitle(block, titleWords) || isBylineOrDateline(block)) removed.add(block);
+    if (repeatsTitle(block, titleWords) || isDateline(block)) removed.add(block);
   }
   for (let index = blocks.length - 1; index >= 0; index -= 1) {
     const block = blocks[index]!;

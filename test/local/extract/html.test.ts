@@ -108,6 +108,18 @@ test("a page's footer is no wrapper of the post, even when its notes outweigh a 
   for (const note of notes) t.false(extracted.text.includes(note), note);
 });
 
+test("a byline that opens the story stays in its text; a bare dateline does not", (t) => {
+  // No class names either line: only their words say what they are.
+  const html = `<html><head><title>Council approves tram extension</title></head><body><div id="page">
+    <div class="story"><p><b>By Jane Reporter, City Hall correspondent</b></p><p>Updated 10:01 pm PST, November 19, 2019</p>
+      ${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}</div>
+  </div></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-22036778');
+  t.true(extracted.text.startsWith('By Jane Reporter, City Hall correspondent'), extracted.text.slice(0, 80));
+  t.false(extracted.text.includes('10:01 pm'));
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph), paragraph);
+});
+
 test('a block whose class or id calls it the foot of the page is its footer', (t) => {
   const notes = [
     'The Metro Daily is not responsible for the content of the external sites it links to, whatever they say.',

@@ -36,11 +36,14 @@ const BOILERPLATE_WORD_PREFIXES = [
 /**
  * Class/id words that mark boilerplate only as whole words ("ad" must not match "header"). "foot" is
  * the older sites' short name for the footer ("#foot", the BBC's "blq-foot"), and only as a word of
- * its own: a "footnote" is the article's.
+ * its own: a "footnote" is the article's. "postmetadata" is "meta" as WordPress's default theme of
+ * old (Kubrick) and the themes built on it write it, in one word: the line under a post that says
+ * when it was posted, what it is filed under and where to follow its responses (tune and report
+ * half: one page up each, none down).
  */
 const BOILERPLATE_WORDS = new Set([
   'ad', 'ads', 'adslot', 'banner', 'nav', 'navbar', 'menu', 'footer', 'foot', 'tags', 'tag', 'meta', 'credit', 'credits',
-  'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup', 'signature',
+  'postmetadata', 'author', 'dateline', 'timestamp', 'hidden', 'sr', 'sronly', 'visuallyhidden', 'print', 'noprint', 'modal', 'popup', 'signature',
   // Screen-reader text under other names: eBay's "clipped" (after every link, a note that it opens
   // a new window), Amazon's "a-offscreen", "screenreader"; the split "screen-reader-text" (WordPress,
   // WooCommerce) and "screen-reader-only" are read as one word in boilerplateWords.

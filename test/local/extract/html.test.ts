@@ -120,6 +120,18 @@ test("a byline that opens the story stays in its text; a bare dateline does not"
   for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph), paragraph);
 });
 
+test("WordPress's post metadata line under a post is no part of it", (t) => {
+  const html = `<html><head><title>Council approves tram extension</title></head><body><div id="content">
+    <div class="post" id="post-42"><h2>Council approves tram extension</h2>
+      <div class="entry">${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}</div>
+      <p class="postmetadata alt"><small>This entry was posted on Tuesday, November 19th, 2019 at 10:01 pm and is filed under
+        <a href="/category/city">City</a>. You can follow any responses to this entry through the <a href="/feed">RSS 2.0</a> feed.</small></p>
+    </div></div></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/2019/11/tram/');
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph), paragraph);
+  t.false(extracted.text.includes('This entry was posted'));
+});
+
 test('a block whose class or id calls it the foot of the page is its footer', (t) => {
   const notes = [
     'The Metro Daily is not responsible for the content of the external sites it links to, whatever they say.',

@@ -415,7 +415,6 @@ export function removeElementsByWholeText(root: DomElement, selectors: string, p
   }
 }
 
-
 /** An element being walked by shortElements, and the characters counted under it so far. */
 interface OpenElement {
   element: DomElement;

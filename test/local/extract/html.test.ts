@@ -10,6 +10,9 @@ const PARAGRAPHS = [
   'The mayor said the tram would cut journey times in half for commuters and reduce traffic on the main roads into town.',
 ];
 
+/** The story's paragraphs as markup, for the pages the tests build around them. */
+const PARAGRAPHS_HTML = PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('');
+
 const PAGE = `<!doctype html><html lang="en"><head><title>Council approves tram extension - Metro Daily</title>
 <meta property="og:title" content="Council approves tram extension"></head><body>
 <header class="site-header"><a href="/">Metro Daily</a><nav><a href="/news">News</a><a href="/sport">Sport</a></nav></header>
@@ -58,7 +61,7 @@ test("a saved page read from a file is read as at its canonical address: its own
 });
 
 test("the markdown's relative links resolve against the page's <base href>, as a browser's do", (t) => {
-  const body = `<article><h1>Tram vote</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}<p>The <a href="maps/route.pdf">route map</a> and the <a href="/minutes">minutes</a> are online.</p></article>`;
+  const body = `<article><h1>Tram vote</h1>${PARAGRAPHS_HTML}<p>The <a href="maps/route.pdf">route map</a> and the <a href="/minutes">minutes</a> are online.</p></article>`;
   const page = (head: string) => `<html><head><title>Tram vote</title>${head}</head><body>${body}</body></html>`;
   const based = extractHtml(page('<base href="https://static.metro.example/2019/">'), 'https://metro.example/news/tram-vote', { markdown: true });
   t.true(based.markdown?.includes('[route map](https://static.metro.example/2019/maps/route.pdf)'));
@@ -74,7 +77,7 @@ test('a short lede that mentions a date, and a citation that is only a link, sta
   const lede = 'On Nov. 19, the council voted to extend the tram.';
   const citation = '<a href="https://transport.example/report.pdf">Read the transport authority report</a>';
   const html = `<html><head><title>Tram vote</title></head><body><article><h1>Tram vote</h1><p>${lede}</p>
-    ${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}<p>${citation}</p></article></body></html>`;
+    ${PARAGRAPHS_HTML}<p>${citation}</p></article></body></html>`;
   const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
   t.true(extracted.text.startsWith(lede));
   t.true(extracted.text.endsWith('Read the transport authority report'));
@@ -112,7 +115,7 @@ test("a byline that opens the story stays in its text; a bare dateline does not"
   // No class names either line: only their words say what they are.
   const html = `<html><head><title>Council approves tram extension</title></head><body><div id="page">
     <div class="story"><p><b>By Jane Reporter, City Hall correspondent</b></p><p>Updated 10:01 pm PST, November 19, 2019</p>
-      ${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}</div>
+      ${PARAGRAPHS_HTML}</div>
   </div></body></html>`;
   const extracted = extractHtml(html, 'https://metro.example/news/tram-22036778');
   t.true(extracted.text.startsWith('By Jane Reporter, City Hall correspondent'), extracted.text.slice(0, 80));
@@ -123,7 +126,7 @@ test("a byline that opens the story stays in its text; a bare dateline does not"
 test("WordPress's post metadata line under a post is no part of it", (t) => {
   const html = `<html><head><title>Council approves tram extension</title></head><body><div id="content">
     <div class="post" id="post-42"><h2>Council approves tram extension</h2>
-      <div class="entry">${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}</div>
+      <div class="entry">${PARAGRAPHS_HTML}</div>
       <p class="postmetadata alt"><small>This entry was posted on Tuesday, November 19th, 2019 at 10:01 pm and is filed under
         <a href="/category/city">City</a>. You can follow any responses to this entry through the <a href="/feed">RSS 2.0</a> feed.</small></p>
     </div></div></body></html>`;
@@ -140,7 +143,7 @@ test('a block whose class or id calls it the foot of the page is its footer', (t
   // A footnote is the article's own: "footnotes" is one word, not the foot of the page.
   const footnote = '1. The twelve kilometres are counted along the new track, not as the crow flies between the two ends.';
   const html = `<html><head><title>Council approves tram extension</title></head><body><div id="page">
-    <div class="story-body"><h1>Council approves tram extension</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}
+    <div class="story-body"><h1>Council approves tram extension</h1>${PARAGRAPHS_HTML}
       <div class="footnotes"><p>${footnote}</p></div></div>
     <div id="site-foot"><h2>Site links</h2><ul><li><a href="/about">About us</a></li><li><a href="/contact">Contact us</a></li></ul>
       ${notes.map((note) => `<p>${note}</p>`).join('')}</div>
@@ -158,7 +161,7 @@ test("a column whose id calls it secondary is the page's sidebar; the class of a
   // Bootstrap's colour class on the story's own note: not a column, whatever its word.
   const note = 'The vote was the third on the plan since 2017; the two before it failed by a single vote each.';
   const html = `<html><head><title>Council approves tram extension</title></head><body><div id="container">
-    <div id="primaryContent"><h1>Council approves tram extension</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}
+    <div id="primaryContent"><h1>Council approves tram extension</h1>${PARAGRAPHS_HTML}
       <p class="text-secondary">${note}</p></div>
     <div id="secondaryContent"><h3>More news</h3><ul>${teasers.map((teaser) => `<li><h3>${teaser.split(' ').slice(0, 4).join(' ')}</h3><p>${teaser}</p><p>2019-11-18</p></li>`).join('')}</ul></div>
   </div></body></html>`;
@@ -182,7 +185,7 @@ test('an article whose class names its author stays when its comments outweigh i
   const comment = (index: number) =>
     `<div class="comment" id="comment-${index}"><p>Reader ${index} writes: ${'I have been waiting for this tram for years and I am glad it is finally coming. '.repeat(2)}</p></div>`;
   const html = `<html><head><title>Tram vote</title></head><body>
-    <article class="entry author-jane post-12 type-post"><h1>Tram vote</h1>${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}</article>
+    <article class="entry author-jane post-12 type-post"><h1>Tram vote</h1>${PARAGRAPHS_HTML}</article>
     <div id="comments">${Array.from({ length: 4 }, (_, index) => comment(index)).join('')}</div>
     <div role="dialog" class="terms-popup"><h1>Terms of use</h1><p>${'By using this site you agree to these terms, which may change at any time. '.repeat(4)}</p></div>
   </body></html>`;
@@ -418,7 +421,7 @@ test("what the page's utility class hides (d-none) is left out, unless a class s
   const desktopOnly = 'The full timetable for the new line is printed on the back of every ticket sold this month.';
   const html = `<html><head><title>Tram vote</title></head><body><article><h1>Tram vote</h1>
     <div class="d-none" itemprop="datePublished">2019-11-19 21:30:00 +00:00</div>
-    ${PARAGRAPHS.map((paragraph) => `<p>${paragraph}</p>`).join('')}
+    ${PARAGRAPHS_HTML}
     <p class="d-none d-md-block">${desktopOnly}</p><p class="d-none">Machine copy of the summary for search engines only.</p></article></body></html>`;
   const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
   for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph));

@@ -9,8 +9,8 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { ExtractorPool } from '../local/extract/index.js';
-import type { FetchPolicy } from '../local/fetch/index.js';
+import { ExtractorPool } from '../local/extract/pool.js';
+import type { FetchPolicy } from '../local/fetch/policy.js';
 import { StatusLine } from '../util/status-line.js';
 import { fetchSource, isDirectoryTarget, isHttpTarget, pageFilesUnder, readSource, type ListedPath } from './extract-source.js';
 import { optimiseLaterForBatch } from './tiering.js';

@@ -13,8 +13,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { fetchPolicy, type FetchPolicy } from '../local/fetch/index.js';
-import { ExtractorPool } from '../local/extract/index.js';
+import { ExtractorPool } from '../local/extract/pool.js';
+import { fetchPolicy, type FetchPolicy } from '../local/fetch/policy.js';
 import type { ExtractedPage } from '../local/types.js';
 import { integerOption, UsageError, usageFailure } from './args.js';
 import { runBatch } from './extract-batch.js';

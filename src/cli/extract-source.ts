@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { safeFetch, type FetchPolicy } from '../local/fetch/index.js';
+import type { FetchPolicy } from '../local/fetch/policy.js';
 import { UsageError } from './args.js';
 
 /** Larger local files are refused rather than read into memory. */
@@ -67,6 +67,8 @@ export async function readSource(path: string, pageUrl: string | undefined): Pro
 }
 
 export async function fetchSource(url: string, policy: FetchPolicy): Promise<Source> {
+  // The fetcher (undici) is a tenth of a second to load, which a batch of files does not need.
+  const { safeFetch } = await import('../local/fetch/safe-fetch.js');
   let resource;
   try {
     resource = await safeFetch(url, policy, new AbortController().signal);

@@ -6,7 +6,8 @@
  * ExtractorPool, which keeps them off the event loop and enforces a per-page time limit.
  */
 export { extractHtml, type HtmlExtractionOptions } from './html.js';
-export { extractDocument, documentKind, type DocumentKind, type DocumentSource, type ExtractionOptions } from './document.js';
+export { extractDocument } from './document.js';
+export { documentKind, type DocumentKind, type DocumentSource, type ExtractionOptions } from './document-kind.js';
 export { ExtractorPool, EXTRACTOR_POOL_DEFAULTS, type ExtractorPoolOptions } from './pool.js';
 export { extractPdf, type PdfText } from './pdf.js';
 export { decodeBytes, detectCharset } from './decode.js';

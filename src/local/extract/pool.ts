@@ -9,7 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ExtractedPage } from '../types.js';
-import { documentKind, emptyPage, type DocumentSource, type ExtractionOptions } from './document.js';
+import { documentKind, emptyPage, type DocumentSource, type ExtractionOptions } from './document-kind.js';
 
 export interface ExtractorPoolOptions {
   /** Worker threads; default: one per CPU but one, at least one. */

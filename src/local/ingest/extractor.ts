@@ -3,7 +3,7 @@
  * over a pool (extraction off the event loop, a time limit per page); without one, the extractor runs
  * on the calling thread, loaded on first use (its parsers are heavy to load).
  */
-import type { ExtractionOptions } from '../extract/document.js';
+import type { ExtractionOptions } from '../extract/document-kind.js';
 import type { ExtractedPage } from '../types.js';
 
 /** What the index stores of a page beside its text: its markdown, for requests that ask for it. */

@@ -1,5 +1,5 @@
 /** `searchgate extract` over many pages: files, directories and URLs in, one JSON line per page out. */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,4 +177,23 @@ test('on a terminal, stderr shows a status line redrawn in place, ending with th
   t.is(parseLines(readFileSync(output, 'utf8')).length, 3);
   t.regex(terminal, /^extract: 1 pages, [\d.]+ pages\/s, 0 failed, 0 without text\r\x1b\[K/);
   t.regex(terminal, /\r\x1b\[Kextract: 3 pages, [\d.]+ pages\/s, 0 failed, 0 without text in [\d.]+ s \([\d.]+ s of CPU\)\r\n$/);
+});
+
+test("a batch's main thread loads no parser and no fetcher: its workers extract, and only a URL needs undici", (t) => {
+  // A resolve hook refuses the extractor's and the fetcher's packages, in a fresh process; importing
+  // the command then fails if anything on its static imports reaches them.
+  const refused = ['linkedom', '@mozilla/readability', 'html-to-text', 'turndown', 'undici'];
+  const hooks = `export async function resolve(specifier, context, next) {
+    if (${JSON.stringify(refused)}.some((name) => specifier === name || specifier.startsWith(name + '/'))) throw new Error('loaded ' + specifier);
+    return next(specifier, context);
+  }`;
+  const command = fileURLToPath(new URL('../../../src/cli/extract-command.js', import.meta.url));
+  const script = `
+    const { register } = await import('node:module');
+    register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));
+    try { await import(${JSON.stringify(command)}); process.stdout.write('ok'); }
+    catch (error) { process.stdout.write(String(error.message)); }
+  `;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  t.is(output, 'ok');
 });

@@ -732,3 +732,17 @@ test('an element the page marks as the article (itemprop articleBody, an Article
   t.true(bodyKept('itemprop="articleBody"'));
   t.false(bodyKept('class="text-wrapper"'));
 });
+
+test('a page that Readability searches again reads as it does at once: its retry starts from the page as the first search found it', (t) => {
+  // Readability's first search drops a block classed "extra" as an unlikely candidate and, finding
+  // nothing, searches again. Its copy of the page used to be markup, where a no-break space is
+  // written as a character reference; parsing that again cut the separator's text into three nodes,
+  // which read as three paragraphs.
+  const page = (blockClass: string) => `<html><head><title>Harbour notes</title><meta property="og:type" content="article"></head><body>
+    <div class="${blockClass}"><p>${PARAGRAPHS.join(' ')}</p><div>Pier<!-- -->\u00a0·\u00a0<!-- -->Quay</div></div></body></html>`;
+  const retried = extractHtml(page('extra'), 'https://coast.example/notes', { markdown: true });
+  const atOnce = extractHtml(page('story'), 'https://coast.example/notes', { markdown: true });
+  t.regex(atOnce.text, /Pier\n\n\s*·\s*\n\nQuay$/);
+  t.is(retried.text, atOnce.text);
+  t.is(retried.markdown, atOnce.markdown);
+});

@@ -733,16 +733,32 @@ test('an element the page marks as the article (itemprop articleBody, an Article
   t.false(bodyKept('class="text-wrapper"'));
 });
 
-test('a page that Readability searches again reads as it does at once: its retry starts from the page as the first search found it', (t) => {
-  // Readability's first search drops a block classed "extra" as an unlikely candidate and, finding
-  // nothing, searches again. Its copy of the page used to be markup, where a no-break space is
-  // written as a character reference; parsing that again cut the separator's text into three nodes,
-  // which read as three paragraphs.
-  const page = (blockClass: string) => `<html><head><title>Harbour notes</title><meta property="og:type" content="article"></head><body>
+/**
+ * A story whose block Readability's first search drops as an unlikely candidate when it is classed
+ * "extra" (so it searches again), and keeps at once when it is classed "story". `before` goes first
+ * in the body.
+ */
+function retryPage(blockClass: string, before = ''): string {
+  return `<html><head><title>Harbour notes</title><meta property="og:type" content="article"></head><body>${before}
     <div class="${blockClass}"><p>${PARAGRAPHS.join(' ')}</p><div>Pier<!-- -->\u00a0·\u00a0<!-- -->Quay</div></div></body></html>`;
-  const retried = extractHtml(page('extra'), 'https://coast.example/notes', { markdown: true });
-  const atOnce = extractHtml(page('story'), 'https://coast.example/notes', { markdown: true });
+}
+
+test('a page that Readability searches again reads as it does at once: its retry starts from the page as the first search found it', (t) => {
+  // Readability's copy of the page used to be markup, where a no-break space is written as a
+  // character reference; parsing that again cut the separator's text into three nodes, which read
+  // as three paragraphs.
+  const retried = extractHtml(retryPage('extra'), 'https://coast.example/notes', { markdown: true });
+  const atOnce = extractHtml(retryPage('story'), 'https://coast.example/notes', { markdown: true });
   t.regex(atOnce.text, /Pier\n\n\s*·\s*\n\nQuay$/);
   t.is(retried.text, atOnce.text);
   t.is(retried.markdown, atOnce.markdown);
+});
+
+test("a page whose body has 200,000 children is searched again as any other: the retry's copy is put back child by child", (t) => {
+  // Spread into one call, that many children overflowed the stack, and the page fell back to its whole text.
+  const crowd = '<!---->'.repeat(200_000);
+  const retried = extractHtml(retryPage('extra', crowd), 'https://coast.example/notes');
+  const atOnce = extractHtml(retryPage('story', crowd), 'https://coast.example/notes');
+  t.regex(atOnce.text, /Pier\n\n\s*·\s*\n\nQuay$/);
+  t.is(retried.text, atOnce.text);
 });

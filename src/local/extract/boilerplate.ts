@@ -3,7 +3,7 @@
  * it picks. Both work from markup conventions shared across the web (semantic tags, ARIA roles, the
  * class and id words that CMSs and themes use), never from anything specific to one site.
  */
-import { CJK_CHARACTER, ELEMENT_NODE, INLINE_ELEMENTS, TEXT_NODE, hasAncestor, normalizeSpace, normalizedLength, removeElementsByWholeText, type DomDocument, type DomElement, type DomNode } from './dom.js';
+import { CJK_CHARACTER, ELEMENT_NODE, INLINE_ELEMENTS, TEXT_NODE, hasAncestor, normalizeSpace, normalizedLength, removeElementsByWholeText, shortElements, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { blockSignature, measureText } from './structure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -569,6 +569,95 @@ export function cutAtCommentsHeading(content: DomElement): void {
     while (node.nextSibling) node.nextSibling.remove();
   }
   heading.remove();
+}
+
+/**
+ * The heading or label over a list of the site's other posts: "Related posts", "More stories",
+ * "Recent Posts", "Latest news", "Other news:". Readability and the region keep such a list when it
+ * sits inside the post's own block (a related-posts plugin writes it into the entry), and no truth
+ * of extraction-dev keeps it. Phrases that may head a post's own part ("Read next", "Further
+ * reading", "You may also like") are not among them: one such section is the page's own text as
+ * often as not.
+ */
+const OTHER_POSTS_PHRASE = '(?:related|similar|more|other|recent|popular|latest)\\s+(?:posts?|articles?|stories|entries|links|reads|news|content)';
+const OTHER_POSTS_HEADING = new RegExp(`^${OTHER_POSTS_PHRASE}\\s*:?$`, 'i');
+/** The phrase anywhere in a text: a content whose text lacks it has no such heading to look for. */
+export const OTHER_POSTS_WORDS = new RegExp(`\\b${OTHER_POSTS_PHRASE}\\b`, 'i');
+/**
+ * Of those, the words that also name a site's own index: the items of a "Latest news" page or of
+ * a front page's "Recent posts" are that listing's content. Their list goes only where more of the
+ * content stands before it than in it, as a site's widget under a post does.
+ */
+const SITE_INDEX_HEADING = /^(?:recent|popular|latest)\b/i;
+/** The words that relate the list to one post: no listing's own items are so headed. */
+const RELATED_HEADING = /^(?:related|similar)\b/i;
+/** A heading, or a label written as a paragraph, a box or bold text ("<p><strong>Related posts</strong>:</p>"). */
+const SECTION_LABELS = 'h1, h2, h3, h4, h5, h6, [role="heading"], p, div, span, strong, b, dt';
+const MAX_SECTION_LABEL_LENGTH = 40;
+/** A block after a label belongs to the label's list while at least this share of its text is link text. */
+const MIN_LINK_SHARE_OF_LISTED_BLOCK = 0.5;
+
+/**
+ * Removes the lists of the site's other posts that a heading or label announces (see
+ * OTHER_POSTS_HEADING), after the content they follow; says whether it removed any. The list is
+ * the element the heading opens (a widget, a "related" box), or, where the markup is flat, the
+ * heading and its next siblings: up to the next heading of its level, or, after a label, the blocks
+ * of links that follow it. With relatedOnly, only the lists headed as related (RELATED_HEADING).
+ */
+export function removeOtherPostSections(content: DomElement, { relatedOnly = false } = {}): boolean {
+  let removed = false;
+  for (const label of shortElements(content, SECTION_LABELS, MAX_SECTION_LABEL_LENGTH)) {
+    if (!content.contains(label)) continue;
+    const text = normalizeSpace(label.textContent);
+    // A link so named is a menu's entry ("Latest News" in a site's navigation), not a heading.
+    if (!OTHER_POSTS_HEADING.test(text) || label.closest('a') !== null || label.querySelector('a') !== null) continue;
+    if (relatedOnly && !RELATED_HEADING.test(text)) continue;
+    const section = sectionOpenedBy(outermostWithSameText(label, content), content);
+    const before = textBefore(content, section[0]!);
+    if (before === 0) continue;
+    if (SITE_INDEX_HEADING.test(text) && before < section.reduce((sum, block) => sum + normalizedLength(block.textContent), 0)) continue;
+    for (const block of section) block.remove();
+    removed = true;
+  }
+  return removed;
+}
+
+function outermostWithSameText(element: DomElement, root: DomElement): DomElement {
+  const length = normalizedLength(element.textContent);
+  let outermost = element;
+  while (outermost.parentElement && outermost.parentElement !== root && normalizedLength(outermost.parentElement.textContent) === length) outermost = outermost.parentElement;
+  return outermost;
+}
+
+/**
+ * The blocks a heading opens: its parent, when the heading is the first text there, else the heading
+ * and the siblings after it that belong to it.
+ */
+function sectionOpenedBy(head: DomElement, root: DomElement): DomElement[] {
+  const parent = head.parentElement;
+  if (parent && parent !== root && textBefore(parent, head) === 0) return [parent];
+  if (HEADING_TAGS.has(head.nodeName) || head.getAttribute('role') === 'heading') return sectionBlocks(head, head.nodeName);
+  const blocks = [head];
+  for (let next = head.nextElementSibling; next && isLinkBlock(next); next = next.nextElementSibling) blocks.push(next);
+  return blocks;
+}
+
+/**
+ * A flat section: `first` (a heading, or the element holding it) and its next siblings, up to one
+ * that is or holds a heading of the same level (`level`, a tag name).
+ */
+export function sectionBlocks(first: DomElement, level: string): DomElement[] {
+  const blocks = [first];
+  for (let next = first.nextElementSibling; next && next.nodeName !== level && next.querySelector(level) === null; next = next.nextElementSibling) blocks.push(next);
+  return blocks;
+}
+
+function isLinkBlock(element: DomElement): boolean {
+  const text = normalizedLength(element.textContent);
+  if (text === 0) return false;
+  let linkText = 0;
+  for (const link of element.querySelectorAll('a')) linkText += normalizedLength(link.textContent);
+  return linkText >= text * MIN_LINK_SHARE_OF_LISTED_BLOCK;
 }
 
 /** Characters of text in the content before the element, in document order. */

@@ -430,7 +430,7 @@ interface OpenElement {
  * again and again. A caller that removes some of them in document order changes no later one's
  * text: a later element lies inside a removed one or after it, never around it.
  */
-function shortElements(root: DomElement, selectors: string, limit: number): DomElement[] {
+export function shortElements(root: DomElement, selectors: string, limit: number): DomElement[] {
   const cap = limit + 1;
   const candidates: DomElement[] = [];
   const short = new Set<DomElement>();

@@ -18,6 +18,8 @@ import {
   removeCallsToAction,
   removeHeadingPermalinks,
   removeHiddenByUtilityClass,
+  removeOtherPostSections,
+  OTHER_POSTS_WORDS,
   removeUnshownElements,
   pruneExtractedContent,
   removeRepeatedBlocks,
@@ -150,9 +152,12 @@ interface Content {
   text: string;
   /**
    * Serialising the content cost a twentieth of a page's extraction, and only the markdown rendering
-   * reads the HTML: it is made when asked for. The content's element is not changed after contentOf.
+   * reads the HTML: it is made when asked for. The content's element is not changed after contentOf
+   * (withoutOtherPostSections, which changes it, reads it again).
    */
   html(): string;
+  /** The element the text was read from, when it was read from the page. */
+  element?: DomElement;
 }
 
 const NO_CONTENT: Content = { text: '', html: () => '' };
@@ -177,7 +182,7 @@ function contentOf(element: DomElement | null, { repeatedLines = false } = {}): 
   }
   if (!element?.firstChild) return NO_CONTENT;
   let html: string | null = null;
-  return { text: htmlToText(asParsedTree(element)), html: () => (html ??= element.innerHTML) };
+  return { text: htmlToText(asParsedTree(element)), html: () => (html ??= element.innerHTML), element };
 }
 
 function markdownOf(content: Content, url: string): string {
@@ -287,11 +292,27 @@ function extractContent(document: DomDocument, html: string, url: string, title:
   } catch {
     // Readability or the DOM shim failing on odd markup is not a reason to return nothing.
   }
-  if (content.text) return content;
+  if (content.text) return withoutOtherPostSections(content, pageType);
   try {
     return writtenContent(htmlToText(html, wholePageToText), '');
   } catch {
     return NO_CONTENT;
+  }
+}
+
+/**
+ * The content without the lists of the site's other posts in it, read again when one went. This
+ * comes after the path is chosen: the paths weigh Readability's block against the page as it was
+ * chosen, and the list made part of the block's weight. On a listing, "More news" and "Latest
+ * stories" head the listing's own items (a front page's teasers under its lead story); only a list
+ * of related posts, which is related to one post, is not the listing's.
+ */
+function withoutOtherPostSections(content: Content, pageType: PageType): Content {
+  try {
+    if (!content.element || !OTHER_POSTS_WORDS.test(content.text)) return content;
+    return removeOtherPostSections(content.element, { relatedOnly: pageType === 'listing' }) ? contentOf(content.element) : content;
+  } catch {
+    return content;
   }
 }
 

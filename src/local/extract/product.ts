@@ -2,7 +2,7 @@
  * A product's facts as its JSON-LD states them: name, description, price and specification. Shops
  * often render these from script, so the visible markup can lack what the structured data holds.
  */
-import { markupWords, words } from './boilerplate.js';
+import { markupWords, sectionBlocks, words } from './boilerplate.js';
 import { hasAncestor, normalizeSpace, normalizedLength, textOfMarkupString, type DomDocument, type DomElement } from './dom.js';
 import { pageEntities, schemaTypes, type JsonObject } from './json-ld.js';
 import { PRICE, PRODUCT_SCHEMA_TYPES } from './page-type.js';
@@ -146,9 +146,7 @@ export function removeOtherProductSections(region: DomElement): void {
       continue;
     }
     // Flat markup: the heading, then its section's blocks as siblings.
-    const level = heading.nodeName;
-    const blocks = [section];
-    for (let next = section.nextElementSibling; next && next.nodeName !== level && next.querySelector(level) === null; next = next.nextElementSibling) blocks.push(next);
+    const blocks = sectionBlocks(section, heading.nodeName);
     const blocksText = blocks.reduce((sum, block) => sum + normalizedLength(block.textContent), 0);
     if (blocksText <= regionText * MAX_SECTION_SHARE) for (const block of blocks) block.remove();
   }

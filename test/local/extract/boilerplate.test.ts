@@ -1,5 +1,5 @@
 import test from 'ava';
-import { removeBoilerplateElements, removeTeaserArticles } from '../../../src/local/extract/boilerplate.js';
+import { removeBoilerplateElements, removeOtherPostSections, removeTeaserArticles } from '../../../src/local/extract/boilerplate.js';
 import { parseDocument } from '../../../src/local/extract/dom.js';
 
 const ARTICLE = 'The council approved the new library budget after a long debate about opening hours and staffing. '.repeat(8);
@@ -52,4 +52,30 @@ test('the pre-clean with every article kept, then the teaser step, is the whole 
   t.is(inTwoSteps.querySelectorAll('article').length, 1, 'the teaser gone');
   t.is(whole.querySelector('nav, footer, .share-bar'), null);
   t.is(copy.querySelectorAll('article').length, 2, 'the copy for the region keeps it');
+});
+
+test('a heading over other posts goes with its list; a link so named, or a heading before any content, does not', (t) => {
+  const list = '<ul><li><a href="/a">Bridge closed for repairs</a></li><li><a href="/b">New cycle lanes open</a></li></ul>';
+  const content = (inner: string) => parseDocument(`<html><body><div id="content">${inner}</div></body></html>`).querySelector('#content')!;
+
+  const headed = content(`<p>${ARTICLE}</p><h3>Related articles</h3>${list}`);
+  t.true(removeOtherPostSections(headed));
+  t.false((headed.textContent ?? '').includes('Bridge closed'));
+  t.true((headed.textContent ?? '').includes('library budget'));
+
+  // A menu's entry: the words are a link's, not a heading's.
+  const linked = content(`<p>${ARTICLE}</p><h3><a href="/archive">Related articles</a></h3>${list}`);
+  t.false(removeOtherPostSections(linked));
+  t.true((linked.textContent ?? '').includes('Bridge closed'));
+
+  // On a listing, only a list related to one post is not the listing's own.
+  const listing = content(`<p>${ARTICLE}</p><h3>More stories</h3>${list}<p>${ARTICLE}</p><h3>Related articles</h3>${list.replace('Bridge', 'Harbour')}`);
+  t.true(removeOtherPostSections(listing, { relatedOnly: true }));
+  t.true((listing.textContent ?? '').includes('Bridge closed'));
+  t.false((listing.textContent ?? '').includes('Harbour closed'));
+
+  // Nothing comes before it: the list is what the content is.
+  const first = content(`<h3>More stories</h3>${list}<p>${ARTICLE}</p>`);
+  t.false(removeOtherPostSections(first));
+  t.true((first.textContent ?? '').includes('Bridge closed'));
 });

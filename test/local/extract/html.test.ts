@@ -170,6 +170,53 @@ test("a column whose id calls it secondary is the page's sidebar; the class of a
   for (const teaser of teasers) t.false(extracted.text.includes(teaser), teaser);
 });
 
+/** Titles of a blog's other posts, as a list of them shows them. */
+const OTHER_POSTS = ['Bridge closed for repairs over the weekend', 'New cycle lanes open on the ring road', 'Night buses return to the harbour route'];
+const OTHER_POST_LINKS = OTHER_POSTS.map((title, index) => `<a href="/2019/11/post-${index}/">${title}</a>`);
+/** The same, each with its date and the opening of the post, as a list that outlasts the link pruning shows them. */
+const OTHER_POST_TEASERS = OTHER_POST_LINKS.map(
+  (link, index) => `<li>${link} <small>November ${18 - index}, 2019</small><p>The works were announced by the city's transport office in a short statement on its website.</p></li>`,
+);
+
+/** A post whose own block ends with `after`, on a blog page without a sidebar. */
+function postEndingWith(after: string, paragraphs = PARAGRAPHS_HTML): string {
+  return `<html><head><title>Council approves tram extension</title></head><body><div id="page">
+    <div class="post"><h2>Council approves tram extension</h2><div class="entry">${paragraphs}${after}</div></div>
+  </div></body></html>`;
+}
+
+test("a related-posts plugin's list in the post's own block goes, with its label", (t) => {
+  const pages = {
+    // A label written as a paragraph, then a paragraph of links (WordPress's Related Posts plugins).
+    label: postEndingWith(`<p><strong>Related posts</strong>:</p><p>${OTHER_POST_LINKS.join('<br>')}</p>`),
+    // A box that its heading opens, each title with its date.
+    box: postEndingWith(`<div class="box"><h3>Related Posts</h3><ul>${OTHER_POST_TEASERS.join('')}</ul></div>`),
+    // Flat markup: the heading, then its list, up to the next heading of its level.
+    flat: postEndingWith(`<h4>More stories</h4><ul>${OTHER_POST_TEASERS.join('')}</ul><h4>About the author</h4><p>Jane Reporter covers the city council.</p>`),
+  };
+  for (const [shape, html] of Object.entries(pages)) {
+    const extracted = extractHtml(html, 'https://metro.example/2019/11/tram/');
+    for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph), `${shape}: ${paragraph}`);
+    for (const title of OTHER_POSTS) t.false(extracted.text.includes(title), `${shape}: ${title}`);
+    t.false(/related posts|more stories/i.test(extracted.text), `${shape}: the heading goes too`);
+    if (shape === 'flat') t.true(extracted.text.includes('Jane Reporter covers the city council.'), 'the next section stays');
+  }
+});
+
+test("a site's \"Latest news\" is a widget under a longer post, and the page's own items where nothing longer comes first", (t) => {
+  const widget = `<div class="box"><h3>Latest news</h3><ul>${OTHER_POST_TEASERS.join('')}</ul></div>`;
+  const underPost = extractHtml(postEndingWith(widget), 'https://metro.example/2019/11/tram/');
+  for (const paragraph of PARAGRAPHS) t.true(underPost.text.includes(paragraph), paragraph);
+  for (const title of OTHER_POSTS) t.false(underPost.text.includes(title), title);
+
+  // A news section's front: the list under its heading is the content, each item a title and a summary.
+  const items = PARAGRAPHS.map((paragraph, index) => `<li><h3><a href="/news/story-${index}">${paragraph.split(' ').slice(0, 5).join(' ')}</a></h3><p>${paragraph}</p></li>`);
+  const front = `<html><head><title>Metro Daily</title></head><body><div id="page"><h1>Metro Daily</h1>
+    <h2>Latest news</h2><ul class="stories">${items.join('')}</ul></div></body></html>`;
+  const extracted = extractHtml(front, 'https://metro.example/news/');
+  for (const paragraph of PARAGRAPHS) t.true(extracted.text.includes(paragraph), paragraph);
+});
+
 test('a class word that marks every text block of a page builder is its layout, not boilerplate', (t) => {
   const block = (paragraph: string) =>
     `<div class="builder-element builder-widget builder-widget-text-editor"><div class="builder-widget-container"><p>${paragraph}</p></div></div>`;

@@ -573,13 +573,14 @@ export function cutAtCommentsHeading(content: DomElement): void {
 
 /**
  * The heading or label over a list of the site's other posts: "Related posts", "More stories",
- * "Recent Posts", "Latest news", "Other news:". Readability and the region keep such a list when it
- * sits inside the post's own block (a related-posts plugin writes it into the entry), and no truth
- * of extraction-dev keeps it. Phrases that may head a post's own part ("Read next", "Further
- * reading", "You may also like") are not among them: one such section is the page's own text as
- * often as not.
+ * "Recent Posts", "Latest news", "Other news:", a forum's "Similar threads" and "Related
+ * questions". Readability and the region keep such a list when it sits inside the post's own block
+ * (a related-posts plugin writes it into the entry), and no truth of extraction-dev keeps it.
+ * Phrases that may head a post's own part ("Read next", "Further reading", "You may also like",
+ * "Related videos") are not among them: such a section is the page's own text as often as not.
  */
-const OTHER_POSTS_PHRASE = '(?:related|similar|more|other|recent|popular|latest)\\s+(?:posts?|articles?|stories|entries|links|reads|news|content)';
+const OTHER_POSTS_PHRASE =
+  '(?:related|similar|more|other|recent|popular|latest)\\s+(?:posts?|articles?|stories|entries|links|reads|news|content|threads?|questions?|topics?|discussions?)';
 const OTHER_POSTS_HEADING = new RegExp(`^${OTHER_POSTS_PHRASE}\\s*:?$`, 'i');
 /** The phrase anywhere in a text: a content whose text lacks it has no such heading to look for. */
 export const OTHER_POSTS_WORDS = new RegExp(`\\b${OTHER_POSTS_PHRASE}\\b`, 'i');

@@ -63,6 +63,11 @@ test('a heading over other posts goes with its list; a link so named, or a headi
   t.false((headed.textContent ?? '').includes('Bridge closed'));
   t.true((headed.textContent ?? '').includes('library budget'));
 
+  // A forum's list of other threads under a thread.
+  const thread = content(`<p>${ARTICLE}</p><h3>Similar threads</h3>${list}`);
+  t.true(removeOtherPostSections(thread));
+  t.false((thread.textContent ?? '').includes('Bridge closed'));
+
   // A menu's entry: the words are a link's, not a heading's.
   const linked = content(`<p>${ARTICLE}</p><h3><a href="/archive">Related articles</a></h3>${list}`);
   t.false(removeOtherPostSections(linked));

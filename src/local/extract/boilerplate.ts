@@ -587,7 +587,10 @@ export const OTHER_POSTS_WORDS = new RegExp(`\\b${OTHER_POSTS_PHRASE}\\b`, 'i');
 /**
  * Of those, the words that also name a site's own index: the items of a "Latest news" page or of
  * a front page's "Recent posts" are that listing's content. Their list goes only where more of the
- * content stands before it than in it, as a site's widget under a post does.
+ * content stands before it than in it, as a site's widget under a post does. Any other list that
+ * outweighs the content before it goes only when it reads as a list of posts (its blocks mostly
+ * linked titles): a short post's related list can be longer than the post, but a heading that opens
+ * the rest of an article's prose heads no such list.
  */
 const SITE_INDEX_HEADING = /^(?:recent|popular|latest)\b/i;
 /** The words that relate the list to one post: no listing's own items are so headed. */
@@ -616,7 +619,9 @@ export function removeOtherPostSections(content: DomElement, { relatedOnly = fal
     const section = sectionOpenedBy(outermostWithSameText(label, content), content);
     const before = textBefore(content, section[0]!);
     if (before === 0) continue;
-    if (SITE_INDEX_HEADING.test(text) && before < section.reduce((sum, block) => sum + normalizedLength(block.textContent), 0)) continue;
+    // A list that outweighs what comes before it must read as one: a site index's, or prose.
+    const sectionText = section.reduce((sum, block) => sum + normalizedLength(block.textContent), 0);
+    if (before < sectionText && (SITE_INDEX_HEADING.test(text) || !section.every(isLabelOrLinks))) continue;
     for (const block of section) block.remove();
     removed = true;
   }
@@ -651,6 +656,11 @@ export function sectionBlocks(first: DomElement, level: string): DomElement[] {
   const blocks = [first];
   for (let next = first.nextElementSibling; next && next.nodeName !== level && next.querySelector(level) === null; next = next.nextElementSibling) blocks.push(next);
   return blocks;
+}
+
+/** A block of a list of posts: its heading, or mostly the posts' linked titles. */
+function isLabelOrLinks(element: DomElement): boolean {
+  return normalizedLength(element.textContent) <= MAX_SECTION_LABEL_LENGTH || isLinkBlock(element);
 }
 
 function isLinkBlock(element: DomElement): boolean {

@@ -79,6 +79,15 @@ test('a heading over other posts goes with its list; a link so named, or a headi
   t.true((listing.textContent ?? '').includes('Bridge closed'));
   t.false((listing.textContent ?? '').includes('Harbour closed'));
 
+  // A heading that opens the rest of a story's prose heads no list of posts, though it outweighs what comes before it.
+  const opened = content(`<h2>Library budget</h2><p>The vote came late.</p><div><h3>More stories</h3><p>${ARTICLE}</p></div>`);
+  t.false(removeOtherPostSections(opened));
+  t.true((opened.textContent ?? '').includes('library budget after a long debate'));
+  // A short post's list of related posts can be longer than the post.
+  const short = content(`<p>The vote came late.</p><div><h3>Related posts</h3>${list}${list.replace(/Bridge/g, 'Harbour')}</div>`);
+  t.true(removeOtherPostSections(short));
+  t.false((short.textContent ?? '').includes('Bridge closed'));
+
   // Nothing comes before it: the list is what the content is.
   const first = content(`<h3>More stories</h3>${list}<p>${ARTICLE}</p>`);
   t.false(removeOtherPostSections(first));

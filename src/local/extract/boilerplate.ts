@@ -68,11 +68,16 @@ const SHOWN_FROM_BREAKPOINT = /(?:^|\s)d-(?:sm|md|lg|xl|xxl)-(?:block|flex|inlin
 /**
  * Removes what the page's utility classes hide from every reader: the machine-readable copies of a
  * post's author and date that Q&A sites keep beside the shown ones, hidden alternatives of a card.
+ * Says whether it removed any.
  */
-export function removeHiddenByUtilityClass(document: DomDocument): void {
+export function removeHiddenByUtilityClass(document: DomDocument): boolean {
+  let removed = false;
   for (const element of [...(document.body?.querySelectorAll(`.${HIDDEN_UTILITY}`) ?? [])]) {
-    if (!SHOWN_FROM_BREAKPOINT.test(element.getAttribute('class') ?? '')) element.remove();
+    if (SHOWN_FROM_BREAKPOINT.test(element.getAttribute('class') ?? '')) continue;
+    element.remove();
+    removed = true;
   }
+  return removed;
 }
 
 /** An element holding more than this share of the page's prose is a wrapper of the article. */

@@ -87,7 +87,9 @@ export function parseDocument(html: string): DomDocument {
 /**
  * Whether the markup may hold an element of the tag: a start tag's name is followed by a space, a
  * slash or the tag's end. A pass that only concerns one element is skipped on the pages without
- * any (two in three have no table, nine in ten no code block) rather than walking every node.
+ * any (two in three have no table) rather than walking every node. Once the page is parsed, its
+ * elements say it for less (PageElements): a search of a page's markup costs about what a walk of
+ * its nodes does.
  */
 export function mayHoldElement(html: string, tag: string): boolean {
   let pattern = START_TAGS.get(tag);
@@ -492,10 +494,11 @@ const isCodeLine = (element: DomElement) => BLOCK_IN_CODE.has(element.tagName) |
  * between lines and let CSS (`display: block`) draw it. As text, such a block's lines run together
  * ("npm install xcd project"), or (div lines) come out a blank line apart; as markdown, a fenced
  * block is the code's textContent, all on one line. Such a block is rewritten as its plain text, one
- * line per line element; blocks of plain text with newlines are left as they are.
+ * line per line element; blocks of plain text with newlines are left as they are. Says whether it
+ * rewrote any.
  */
-export function separateCodeLines(document: DomDocument, html: string): void {
-  if (!mayHoldElement(html, 'pre')) return;
+export function separateCodeLines(document: DomDocument): boolean {
+  let rewritten = false;
   for (const pre of document.querySelectorAll('pre')) {
     // The code element when there is one: what sits beside it in the <pre> (a copy button, a
     // caption) is left for the boilerplate rules to judge.
@@ -505,7 +508,9 @@ export function separateCodeLines(document: DomDocument, html: string): void {
     appendCodeText(holder, parts);
     while (holder.firstChild) holder.firstChild.remove();
     holder.appendChild(document.createTextNode(parts.join('').replace(/\n$/, '')));
+    rewritten = true;
   }
+  return rewritten;
 }
 
 function appendCodeText(node: DomNode, parts: string[]): void {

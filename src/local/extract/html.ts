@@ -31,11 +31,11 @@ import {
 } from './boilerplate.js';
 import { httpAddress, isHttpUrl } from '../fetch/url.js';
 import { isChallengePage } from './challenge.js';
-import { mayHoldElement, normalizedLength, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
-import { readJsonLdScripts } from './json-ld.js';
+import { normalizedLength, parseDocument, separateCodeLines, spaceAdjacentInlineWords, type DomDocument, type DomElement } from './dom.js';
+import { jsonLdOfScripts } from './json-ld.js';
 import { selectMainRegion } from './main-region.js';
 import { extractMetadata, findCanonicalUrl } from './metadata.js';
-import { PageElements } from './page-elements.js';
+import { PageElements, within } from './page-elements.js';
 import { PRICE, readPageType } from './page-type.js';
 import { CODE_LANGUAGE_ATTRIBUTE, htmlToMarkdown, languageOfCodeClasses } from './markdown.js';
 import { productFacts, removeCustomerReviewBlocks, removeOtherProductSections, withProductFacts, type ProductFacts } from './product.js';
@@ -101,12 +101,11 @@ export interface HtmlExtractionOptions {
 }
 
 export function extractHtml(html: string, url: string, options: HtmlExtractionOptions = {}): ExtractedPage {
-  const document = parsePage(html);
-  const jsonLd = readJsonLdScripts(document);
+  const { document, elements: parsedElements } = parsePage(html);
+  const jsonLd = jsonLdOfScripts(parsedElements.named('script'));
   const isChallenge = isChallengePage(document);
-  revealNoscriptContent(document);
   // The page stays as it is until the extraction paths: its elements are read once for its type and metadata.
-  const elements = new PageElements(document);
+  const elements = revealNoscriptContent(document, parsedElements) ? new PageElements(document) : parsedElements;
   const address = pageAddress(url, elements);
   const { type: detectedType, declaredBySchema, bodyText } = readPageType({ document, jsonLd, url: address, elements });
   const metadata = extractMetadata(document, address, jsonLd, detectedType, elements);
@@ -471,14 +470,21 @@ function removeOtherProducts(region: DomElement): void {
   }
 }
 
-/** The page as every extraction path reads it: parsed, with highlighted code lines apart and each code block's language kept. */
-function parsePage(html: string): DomDocument {
+/**
+ * The page as every extraction path reads it: parsed, with highlighted code lines apart and each code
+ * block's language kept; and its elements (PageElements), read once. They say which passes have
+ * anything to do (code blocks, `<noscript>`, JSON-LD scripts) without a walk of the page each, and are
+ * read again only where a pass took elements out.
+ */
+function parsePage(html: string): { document: DomDocument; elements: PageElements } {
   const document = parseDocument(html);
-  separateCodeLines(document, html);
+  const parsed = new PageElements(document);
+  const hasCode = parsed.named('pre').length > 0;
+  const codeRewritten = hasCode && separateCodeLines(document);
   spaceAdjacentInlineWords(document);
-  removeHiddenByUtilityClass(document);
-  if (mayHoldElement(html, 'pre')) labelCodeLanguages(document);
-  return document;
+  const hiddenRemoved = removeHiddenByUtilityClass(document);
+  if (hasCode) labelCodeLanguages(document);
+  return { document, elements: codeRewritten || hiddenRemoved ? new PageElements(document) : parsed };
 }
 
 /** Keeps the language a code block's classes name in an attribute, which Readability leaves alone. */
@@ -492,31 +498,33 @@ function labelCodeLanguages(document: DomDocument): void {
 }
 
 function parseVisibleDocument(html: string): DomDocument {
-  const document = parsePage(html);
-  revealNoscriptContent(document);
+  const { document, elements } = parsePage(html);
+  revealNoscriptContent(document, elements);
   return document;
 }
 
 /**
  * Pages rendered by script often carry their content for crawlers in <noscript>. When the body shows
- * next to nothing outside it, that content is the page as a reader without scripts sees it.
+ * next to nothing outside it, that content is the page as a reader without scripts sees it. Says
+ * whether it revealed any (the page's elements are then others).
  */
-function revealNoscriptContent(document: DomDocument): void {
+function revealNoscriptContent(document: DomDocument, elements: PageElements): boolean {
   const body = document.body;
-  if (!body) return;
-  const noscripts = [...body.querySelectorAll('noscript')];
-  if (noscripts.length === 0) return;
+  if (!body) return false;
+  const noscripts = within(body, elements.named('noscript'));
+  if (noscripts.length === 0) return false;
   const textOf = (elements: DomElement[]) => elements.reduce((sum, element) => sum + normalizedLength(element.textContent), 0);
   const noscriptText = textOf(noscripts);
   // Most pages' <noscript> holds a tracking pixel: nothing to weigh.
-  if (noscriptText === 0) return;
+  if (noscriptText === 0) return false;
   // A script's text is no text a reader sees: an app's data payload would outweigh any noscript content.
   const scriptText = textOf([...body.querySelectorAll('script, style, template')].filter((element) => element.closest('noscript') === null));
   const visibleText = normalizedLength(body.textContent) - noscriptText - scriptText;
-  if (noscriptText <= visibleText) return;
+  if (noscriptText <= visibleText) return false;
   for (const noscript of noscripts) {
     if (noscript.parentNode) noscript.replaceWith(...noscript.childNodes);
   }
+  return true;
 }
 
 /**

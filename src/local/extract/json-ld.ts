@@ -2,7 +2,7 @@
  * JSON-LD as publishers write it: several scripts a page, objects nested in @graph, arrays, CDATA or
  * comment wrappers and raw control characters in strings.
  */
-import type { DomDocument } from './dom.js';
+import type { DomDocument, DomElement } from './dom.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -21,9 +21,14 @@ export function parseJsonLenient(source: string): unknown {
 
 /** The parsed content of every JSON-LD script of the page, unparsable ones left out. */
 export function readJsonLdScripts(document: DomDocument): unknown[] {
+  return jsonLdOfScripts(document.querySelectorAll('script'));
+}
+
+/** The same, of the page's `<script>` elements as `querySelectorAll('script')` gives them (PageElements' `named('script')`). */
+export function jsonLdOfScripts(scripts: Iterable<DomElement>): unknown[] {
   const parsed: unknown[] = [];
-  // By tag, then type (as `script[type="application/ld+json" i]` matches): a bare tag name is a set lookup in linkedom.
-  for (const script of document.querySelectorAll('script')) {
+  // By tag, then type, as `script[type="application/ld+json" i]` matches.
+  for (const script of scripts) {
     if (script.getAttribute('type')?.toLowerCase() !== 'application/ld+json') continue;
     const value = parseJsonLenient(script.textContent ?? '');
     if (value !== undefined) parsed.push(value);

@@ -1,9 +1,10 @@
 /**
  * A page's elements in document order, read in one walk, for the readings made before extraction
- * changes the page: its type and its metadata. Each of those asked the whole page with a selector of
- * its own, and linkedom answers every such query by stepping through all of the page's nodes
- * (elements, attributes, texts and end markers), some fifteen walks a page. Here a tag name is a
- * lookup, and any other selector is tested on the elements alone.
+ * changes the page: whether it has code blocks, `<noscript>` content or JSON-LD, its type and its
+ * metadata. Each of those asked the whole page with a selector of its own, and linkedom answers
+ * every such query by stepping through all of the page's nodes (elements, attributes, texts and end
+ * markers), some fifteen walks a page. Here a tag name is a lookup, and any other selector is tested
+ * on the elements alone.
  *
  * The answers are querySelectorAll's: document order, a <template>'s content left out as linkedom
  * leaves it out, the same selector matching. They hold only while the page is not changed.

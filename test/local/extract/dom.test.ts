@@ -221,7 +221,7 @@ test('a pass for one element still runs on upper-case markup: stray cells get th
   t.deepEqual([...tables.querySelectorAll('tr')].map((row) => row.textContent), ['ab']);
   const html = '<HTML><BODY><PRE><CODE><SPAN CLASS="line">one</SPAN><SPAN CLASS="line">two</SPAN></CODE></PRE></BODY></HTML>';
   const code = parseDocument(html);
-  separateCodeLines(code, html);
+  separateCodeLines(code);
   t.is(code.querySelector('code')?.textContent, 'one\ntwo');
 });
 

@@ -477,6 +477,24 @@ test("what the page's utility class hides (d-none) is left out, unless a class s
   t.false(extracted.text.includes('Machine copy'));
 });
 
+test("what d-none hides says nothing of the page either: neither its JSON-LD nor its date is read", (t) => {
+  // The page's elements are read once, before the hidden ones go; read again after, they must not hold them.
+  const html = `<html><head><title>Tram vote</title></head><body><article><h1>Tram vote</h1>
+    <div class="d-none"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Tram pass","offers":{"@type":"Offer","price":"49.00","priceCurrency":"EUR"}}</script>
+      <time itemprop="datePublished" datetime="2001-02-03">3 February 2001</time></div>
+    ${PARAGRAPHS_HTML}</article></body></html>`;
+  const extracted = extractHtml(html, 'https://metro.example/news/tram-vote');
+  t.not(extracted.pageType, 'product');
+  t.is(extracted.datePublished, null);
+  t.false(extracted.text.includes('49.00'));
+});
+
+test('a highlighted code block in upper-case markup reads one line per line: its tag is found whatever its case', (t) => {
+  const html = `<HTML><HEAD><TITLE>Start</TITLE></HEAD><BODY><MAIN><H1>Start</H1><P>${PARAGRAPHS[0]}</P>
+    <PRE><CODE><SPAN CLASS="line">npm create app</SPAN><SPAN CLASS="line">cd app</SPAN></CODE></PRE><P>${PARAGRAPHS[1]}</P></MAIN></BODY></HTML>`;
+  t.true(extractHtml(html, 'https://bundler.example/docs/start').text.includes('npm create app\ncd app'));
+});
+
 test("a page saved with its </title> lost is read as the article it is, not as an empty body", (t) => {
   const paragraphs = [
     'The city council approved the new river bridge on Tuesday after a debate that ran late into the evening.',

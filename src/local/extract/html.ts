@@ -104,7 +104,8 @@ export function extractHtml(html: string, url: string, options: HtmlExtractionOp
   const { document, elements: parsedElements } = parsePage(html);
   const jsonLd = jsonLdOfScripts(parsedElements.named('script'));
   const isChallenge = isChallengePage(document);
-  // The page stays as it is until the extraction paths: its elements are read once for its type and metadata.
+  // The page stays as it is until the extraction paths: its elements, read once (again only if
+  // <noscript> content was revealed), serve its type and metadata.
   const elements = revealNoscriptContent(document, parsedElements) ? new PageElements(document) : parsedElements;
   const address = pageAddress(url, elements);
   const { type: detectedType, declaredBySchema, bodyText } = readPageType({ document, jsonLd, url: address, elements });

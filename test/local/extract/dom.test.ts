@@ -214,13 +214,13 @@ test('table cells written without a <tr> sit in the row a browser implies; conse
   t.is(document.querySelectorAll('table > td, tbody > th').length, 0);
 });
 
-// The passes that concern one element are skipped when the markup has none; tag names are
-// case-insensitive, so upper-case markup must not read as none.
+// The passes that concern one element are skipped when the page has none (the table pass by its
+// markup, the code pass by the parsed elements: html.test); tag names are case-insensitive, so
+// upper-case markup must not read as none.
 test('a pass for one element still runs on upper-case markup: stray cells get their row, highlighted lines their newlines', (t) => {
   const tables = parseDocument('<HTML><BODY><TABLE><TD>a</TD><TD>b</TD></TABLE></BODY></HTML>');
   t.deepEqual([...tables.querySelectorAll('tr')].map((row) => row.textContent), ['ab']);
-  const html = '<HTML><BODY><PRE><CODE><SPAN CLASS="line">one</SPAN><SPAN CLASS="line">two</SPAN></CODE></PRE></BODY></HTML>';
-  const code = parseDocument(html);
+  const code = parseDocument('<HTML><BODY><PRE><CODE><SPAN CLASS="line">one</SPAN><SPAN CLASS="line">two</SPAN></CODE></PRE></BODY></HTML>');
   separateCodeLines(code);
   t.is(code.querySelector('code')?.textContent, 'one\ntwo');
 });
